@@ -1,0 +1,66 @@
+package io.github.llmthrottle;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Base class of every throttling failure: the call was not admitted, or the provider kept
+ * refusing it. Says which client and model, and when known, how long to wait before trying
+ * again. Errors that retrying cannot fix (400, 401, quota 429s, ...) are not throttling failures:
+ * they surface as Spring's own {@code RestClientResponseException}s.
+ */
+public class LlmThrottleException extends RuntimeException {
+
+    private final String client;
+
+    private final String model;
+
+    private final @Nullable Duration retryAfter;
+
+    public LlmThrottleException(String message, String client, String model, @Nullable Duration retryAfter,
+            @Nullable Throwable cause) {
+        super(message, cause);
+        this.client = client;
+        this.model = model;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * The configured client the call was made through.
+     * @return the client name
+     */
+    public String getClient() {
+        return this.client;
+    }
+
+    /**
+     * The model the call was for.
+     * @return the model name
+     */
+    public String getModel() {
+        return this.model;
+    }
+
+    /**
+     * How long to wait before the call may succeed.
+     * @return the wait, or {@code null} when unknown
+     */
+    public @Nullable Duration getRetryAfter() {
+        return this.retryAfter;
+    }
+
+    static String describe(String client, String model) {
+        return "client '" + client + "', model '" + model + "'";
+    }
+
+    static String retryHint(@Nullable Duration retryAfter) {
+        return (retryAfter != null) ? "; retry after " + format(retryAfter) : "";
+    }
+
+    static String format(Duration duration) {
+        long millis = duration.toMillis();
+        return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
+    }
+
+}

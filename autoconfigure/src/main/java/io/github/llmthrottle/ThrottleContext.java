@@ -1,0 +1,107 @@
+package io.github.llmthrottle;
+
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the current {@link Throttled} invocation was routed to: client, model, priority, tenant and
+ * attempt (0 for the first model, 1 for the first fallback, ...). Calls made through a throttled
+ * {@code RestClient} on the same thread are admitted with this priority and tenant.
+ */
+public final class ThrottleContext {
+
+    private static final ThreadLocal<@Nullable ThrottleContext> CURRENT = new ThreadLocal<>();
+
+    private final String client;
+
+    private final String model;
+
+    private final Priority priority;
+
+    private final @Nullable String tenant;
+
+    private final int attempt;
+
+    public ThrottleContext(String client, String model, Priority priority, @Nullable String tenant, int attempt) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.model = Objects.requireNonNull(model, "model");
+        this.priority = Objects.requireNonNull(priority, "priority");
+        this.tenant = tenant;
+        this.attempt = attempt;
+    }
+
+    /**
+     * The context of the invocation running on this thread.
+     * @return the context, or {@code null} outside a {@link Throttled} invocation
+     */
+    public static @Nullable ThrottleContext current() {
+        return CURRENT.get();
+    }
+
+    /**
+     * The model the current invocation was routed to.
+     * @return the model, or {@code null} outside a {@link Throttled} invocation
+     */
+    public static @Nullable String currentModel() {
+        ThrottleContext context = CURRENT.get();
+        return (context != null) ? context.model : null;
+    }
+
+    /**
+     * Makes {@code context} current on this thread until the returned scope is closed, when
+     * the previous context is restored.
+     * @param context the context to make current
+     * @return the scope to close
+     */
+    public static Scope open(ThrottleContext context) {
+        ThrottleContext previous = CURRENT.get();
+        CURRENT.set(context);
+        return () -> {
+            if (previous != null) {
+                CURRENT.set(previous);
+            }
+            else {
+                CURRENT.remove();
+            }
+        };
+    }
+
+    public String getClient() {
+        return this.client;
+    }
+
+    public String getModel() {
+        return this.model;
+    }
+
+    public Priority getPriority() {
+        return this.priority;
+    }
+
+    public @Nullable String getTenant() {
+        return this.tenant;
+    }
+
+    public int getAttempt() {
+        return this.attempt;
+    }
+
+    @Override
+    public String toString() {
+        return "ThrottleContext[client=" + this.client + ", model=" + this.model + ", priority=" + this.priority
+                + ", tenant=" + this.tenant + ", attempt=" + this.attempt + "]";
+    }
+
+    /**
+     * A context made current by {@link #open(ThrottleContext)}; closing it restores the previous one.
+     */
+    @FunctionalInterface
+    public interface Scope extends AutoCloseable {
+
+        @Override
+        void close();
+
+    }
+
+}

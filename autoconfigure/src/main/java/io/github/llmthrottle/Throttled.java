@@ -1,0 +1,67 @@
+package io.github.llmthrottle;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a method whose body calls an LLM through a throttled {@code RestClient}. Before the
+ * method runs, the call is routed to the first model of {@code [model, fallback...]} that can be
+ * admitted within {@link #maxWait()}; when the call then fails for a throttling reason the next
+ * model is tried, and when every model failed {@link #fallbackMethod()} is called. Inside the
+ * method {@link ThrottleContext#currentModel()} names the model the invocation was routed to.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Throttled {
+
+    /**
+     * Name of the client under {@code llm.throttle.clients}; may be omitted when exactly one
+     * client is configured.
+     * @return the client name
+     */
+    String client() default "";
+
+    /**
+     * The preferred model; defaults to the client's {@code default-model}.
+     * @return the model name
+     */
+    String model() default "";
+
+    /**
+     * Models to fall back to, in order; defaults to the model's configured fallback chain.
+     * @return the fallback models
+     */
+    String[] fallback() default {};
+
+    /**
+     * Priority with which the calls of this invocation wait for admission.
+     * @return the priority
+     */
+    Priority priority() default Priority.NORMAL;
+
+    /**
+     * SpEL expression over the method's parameters that gives the tenant (for example
+     * {@code #request.tenantId}); empty for no tenant.
+     * @return the tenant expression
+     */
+    String tenant() default "";
+
+    /**
+     * Longest time a call may wait for admission, as a duration string ({@code 5s},
+     * {@code 500ms}, {@code PT5S}); empty to use {@code llm.throttle.queue.max-wait}.
+     * @return the maximum wait
+     */
+    String maxWait() default "";
+
+    /**
+     * Name of a method on the same bean, with the same parameters (optionally followed by a
+     * {@link Throwable}) and the same return type, called when every model failed.
+     * @return the fallback method name
+     */
+    String fallbackMethod() default "";
+
+}

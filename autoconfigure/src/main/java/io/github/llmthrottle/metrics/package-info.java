@@ -1,0 +1,7 @@
+/**
+ * Micrometer metrics of throttled clients.
+ */
+@NullMarked
+package io.github.llmthrottle.metrics;
+
+import org.jspecify.annotations.NullMarked;
