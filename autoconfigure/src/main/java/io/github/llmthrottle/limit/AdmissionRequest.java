@@ -1,0 +1,29 @@
+package io.github.llmthrottle.limit;
+
+import java.time.Duration;
+
+import io.github.llmthrottle.Priority;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one HTTP attempt asks of a model's limits: one request, its estimated input tokens and
+ * the output tokens it reserves ({@code max_tokens}), with the caller's priority, tenant and the
+ * longest it agrees to wait.
+ *
+ * @param priority priority in the admission queue
+ * @param tenant tenant whose quota also applies, or {@code null}
+ * @param inputTokens estimated input tokens
+ * @param outputTokens output tokens to reserve
+ * @param maxWait longest wait for admission
+ */
+public record AdmissionRequest(Priority priority, @Nullable String tenant, long inputTokens, long outputTokens,
+        Duration maxWait) {
+
+    public AdmissionRequest {
+        if (inputTokens < 0 || outputTokens < 0) {
+            throw new IllegalArgumentException("Token counts must not be negative: input=" + inputTokens
+                    + ", output=" + outputTokens);
+        }
+    }
+
+}
