@@ -1,5 +1,6 @@
 package io.github.llmthrottle;
 
+import java.time.Duration;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -23,12 +24,16 @@ public final class ThrottleContext {
 
     private final int attempt;
 
-    public ThrottleContext(String client, String model, Priority priority, @Nullable String tenant, int attempt) {
+    private final @Nullable Duration maxWait;
+
+    public ThrottleContext(String client, String model, Priority priority, @Nullable String tenant, int attempt,
+            @Nullable Duration maxWait) {
         this.client = Objects.requireNonNull(client, "client");
         this.model = Objects.requireNonNull(model, "model");
         this.priority = Objects.requireNonNull(priority, "priority");
         this.tenant = tenant;
         this.attempt = attempt;
+        this.maxWait = maxWait;
     }
 
     /**
@@ -85,6 +90,14 @@ public final class ThrottleContext {
 
     public int getAttempt() {
         return this.attempt;
+    }
+
+    /**
+     * The longest a call of this invocation may wait for admission.
+     * @return the wait, or {@code null} for the configured {@code llm.throttle.queue.max-wait}
+     */
+    public @Nullable Duration getMaxWait() {
+        return this.maxWait;
     }
 
     @Override

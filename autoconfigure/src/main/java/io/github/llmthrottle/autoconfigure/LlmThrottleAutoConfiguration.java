@@ -1,0 +1,94 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.time.Clock;
+
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.client.ThrottledRestClientFactory;
+import io.github.llmthrottle.client.ThrottlingInterceptor;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.provider.CharacterTokenEstimator;
+import io.github.llmthrottle.provider.TokenEstimator;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.HttpClientSettings;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.client.RestClient;
+
+/**
+ * Auto-configuration of llm-throttle: one throttled {@code RestClient} per configured client, and
+ * the same throttling for requests other {@code RestClient}s send to a configured base URL.
+ */
+@AutoConfiguration(after = { HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class })
+@ConditionalOnClass(RestClient.class)
+@ConditionalOnBooleanProperty(name = "llm.throttle.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LlmThrottleProperties.class)
+@Import(ThrottledRestClientsRegistrar.class)
+public final class LlmThrottleAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ThrottleSettings llmThrottleSettings(LlmThrottleProperties properties) {
+        return ThrottleSettingsMapper.map(properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenEstimator llmThrottleTokenEstimator() {
+        return new CharacterTokenEstimator();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings) {
+        return LimiterRegistries.inMemory(settings, Clock.systemUTC());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
+            TokenEstimator tokenEstimator) {
+        return ThrottledClients.registry(settings, limiters, tokenEstimator, Clock.systemUTC());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ThrottlingInterceptor llmThrottleInterceptor(LlmThrottleRegistry registry) {
+        return new ThrottlingInterceptor(registry);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ThrottledRestClientFactory llmThrottleRestClientFactory(LlmThrottleRegistry registry,
+            ThrottlingInterceptor interceptor, ObjectProvider<RestClient.Builder> builders,
+            ObjectProvider<ClientHttpRequestFactoryBuilder<?>> requestFactoryBuilder,
+            ObjectProvider<HttpClientSettings> httpClientSettings) {
+        return new ThrottledRestClientFactory(registry, interceptor,
+                () -> builders.getIfAvailable(RestClient::builder),
+                requestFactoryBuilder.getIfAvailable(ClientHttpRequestFactoryBuilder::detect),
+                httpClientSettings.getIfAvailable(HttpClientSettings::defaults));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RestClientCustomizer.class)
+    static class RestClientCustomizerConfiguration {
+
+        @Bean
+        RestClientCustomizer llmThrottleRestClientCustomizer(ThrottlingInterceptor interceptor) {
+            return new ThrottlingRestClientCustomizer(interceptor);
+        }
+
+    }
+
+}

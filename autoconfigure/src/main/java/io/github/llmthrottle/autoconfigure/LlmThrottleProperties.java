@@ -1,0 +1,684 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmthrottle.provider.ProviderDialect;
+import io.github.llmthrottle.retry.Jitter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties of llm-throttle ({@code llm.throttle.*}). Bound once at startup,
+ * validated and mapped into the immutable settings the core uses.
+ */
+@ConfigurationProperties("llm.throttle")
+public class LlmThrottleProperties {
+
+    /**
+     * Whether llm-throttle is enabled: when false no throttled clients are registered and other
+     * RestClients are left untouched.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Clients by name (free text); each registers a RestClient bean named NAMERestClient.
+     */
+    private Map<String, Client> clients = new LinkedHashMap<>();
+
+    /**
+     * Retry defaults for every client.
+     */
+    private final Retry retry = new Retry();
+
+    /**
+     * Admission queue settings, per client and model.
+     */
+    private final Queue queue = new Queue();
+
+    /**
+     * Per-tenant limits, applied together with the model's limits.
+     */
+    private final Tenants tenants = new Tenants();
+
+    /**
+     * Where the rate-limit buckets live: memory (this instance) or redis (shared by every
+     * instance that uses the same Redis server).
+     */
+    private Store store = Store.MEMORY;
+
+    /**
+     * Redis store settings, used when store is redis.
+     */
+    private final Redis redis = new Redis();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Map<String, Client> getClients() {
+        return this.clients;
+    }
+
+    public void setClients(Map<String, Client> clients) {
+        this.clients = clients;
+    }
+
+    public Retry getRetry() {
+        return this.retry;
+    }
+
+    public Queue getQueue() {
+        return this.queue;
+    }
+
+    public Tenants getTenants() {
+        return this.tenants;
+    }
+
+    public Store getStore() {
+        return this.store;
+    }
+
+    public void setStore(Store store) {
+        this.store = store;
+    }
+
+    public Redis getRedis() {
+        return this.redis;
+    }
+
+    /**
+     * One configured client: a provider endpoint with its credentials and per-model limits.
+     */
+    public static class Client {
+
+        /**
+         * Wire dialect of the provider: anthropic, openai (OpenAI-compatible) or generic.
+         */
+        private ProviderDialect provider = ProviderDialect.GENERIC;
+
+        /**
+         * Base URL of the provider's API, for example https://api.anthropic.com.
+         */
+        private @Nullable String baseUrl;
+
+        /**
+         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai). Never logged
+         * or exposed.
+         */
+        private @Nullable String apiKey;
+
+        /**
+         * Connect timeout of the client's HTTP requests.
+         */
+        private Duration connectTimeout = Duration.ofSeconds(10);
+
+        /**
+         * Read timeout of the client's HTTP requests; long generations need minutes.
+         */
+        private Duration readTimeout = Duration.ofMinutes(10);
+
+        /**
+         * Headers sent with every request; anthropic clients send anthropic-version: 2023-06-01
+         * unless set here.
+         */
+        private Map<String, String> defaultHeaders = new LinkedHashMap<>();
+
+        /**
+         * Model used when a request or an annotation names none.
+         */
+        private @Nullable String defaultModel;
+
+        /**
+         * Limits of models that are not listed under models.
+         */
+        private final Limits defaultLimits = new Limits();
+
+        /**
+         * Limits and fallback chain per model name.
+         */
+        private Map<String, Model> models = new LinkedHashMap<>();
+
+        /**
+         * Per-client overrides of llm.throttle.retry; unset values inherit.
+         */
+        private final RetryOverrides retry = new RetryOverrides();
+
+        public ProviderDialect getProvider() {
+            return this.provider;
+        }
+
+        public void setProvider(ProviderDialect provider) {
+            this.provider = provider;
+        }
+
+        public @Nullable String getBaseUrl() {
+            return this.baseUrl;
+        }
+
+        public void setBaseUrl(@Nullable String baseUrl) {
+            this.baseUrl = baseUrl;
+        }
+
+        public @Nullable String getApiKey() {
+            return this.apiKey;
+        }
+
+        public void setApiKey(@Nullable String apiKey) {
+            this.apiKey = apiKey;
+        }
+
+        public Duration getConnectTimeout() {
+            return this.connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getReadTimeout() {
+            return this.readTimeout;
+        }
+
+        public void setReadTimeout(Duration readTimeout) {
+            this.readTimeout = readTimeout;
+        }
+
+        public Map<String, String> getDefaultHeaders() {
+            return this.defaultHeaders;
+        }
+
+        public void setDefaultHeaders(Map<String, String> defaultHeaders) {
+            this.defaultHeaders = defaultHeaders;
+        }
+
+        public @Nullable String getDefaultModel() {
+            return this.defaultModel;
+        }
+
+        public void setDefaultModel(@Nullable String defaultModel) {
+            this.defaultModel = defaultModel;
+        }
+
+        public Limits getDefaultLimits() {
+            return this.defaultLimits;
+        }
+
+        public Map<String, Model> getModels() {
+            return this.models;
+        }
+
+        public void setModels(Map<String, Model> models) {
+            this.models = models;
+        }
+
+        public RetryOverrides getRetry() {
+            return this.retry;
+        }
+
+        @Override
+        public String toString() {
+            return "Client[provider=" + this.provider + ", baseUrl=" + this.baseUrl + ", apiKey="
+                    + ((this.apiKey != null) ? "******" : null) + ", defaultModel=" + this.defaultModel + ", models="
+                    + this.models.keySet() + "]";
+        }
+
+    }
+
+    /**
+     * Per-minute limits of a model (or of models without their own entry). Unset means no local
+     * limit for that dimension.
+     */
+    public static class Limits {
+
+        /**
+         * Requests per minute.
+         */
+        private @Nullable Long requestsPerMinute;
+
+        /**
+         * Input tokens per minute (estimated before the call, corrected from the response's usage).
+         */
+        private @Nullable Long inputTokensPerMinute;
+
+        /**
+         * Output tokens per minute (reserved from max_tokens, the unused part refunded).
+         */
+        private @Nullable Long outputTokensPerMinute;
+
+        /**
+         * Ceiling of the adaptive concurrency limit; calls beyond it wait in the priority queue.
+         */
+        private @Nullable Integer maxConcurrency;
+
+        public @Nullable Long getRequestsPerMinute() {
+            return this.requestsPerMinute;
+        }
+
+        public void setRequestsPerMinute(@Nullable Long requestsPerMinute) {
+            this.requestsPerMinute = requestsPerMinute;
+        }
+
+        public @Nullable Long getInputTokensPerMinute() {
+            return this.inputTokensPerMinute;
+        }
+
+        public void setInputTokensPerMinute(@Nullable Long inputTokensPerMinute) {
+            this.inputTokensPerMinute = inputTokensPerMinute;
+        }
+
+        public @Nullable Long getOutputTokensPerMinute() {
+            return this.outputTokensPerMinute;
+        }
+
+        public void setOutputTokensPerMinute(@Nullable Long outputTokensPerMinute) {
+            this.outputTokensPerMinute = outputTokensPerMinute;
+        }
+
+        public @Nullable Integer getMaxConcurrency() {
+            return this.maxConcurrency;
+        }
+
+        public void setMaxConcurrency(@Nullable Integer maxConcurrency) {
+            this.maxConcurrency = maxConcurrency;
+        }
+
+    }
+
+    /**
+     * A model's limits and fallback chain.
+     */
+    public static class Model extends Limits {
+
+        /**
+         * Models to route to, in order, when this one cannot take a call; each must be configured
+         * under the same client.
+         */
+        private List<String> fallback = new ArrayList<>();
+
+        public List<String> getFallback() {
+            return this.fallback;
+        }
+
+        public void setFallback(List<String> fallback) {
+            this.fallback = fallback;
+        }
+
+    }
+
+    /**
+     * Retry and back-off settings.
+     */
+    public static class Retry {
+
+        /**
+         * Retries after the first attempt.
+         */
+        private int maxRetries = 4;
+
+        /**
+         * First back-off delay.
+         */
+        private Duration delay = Duration.ofMillis(500);
+
+        /**
+         * Factor by which the back-off delay grows with each retry.
+         */
+        private double multiplier = 2.0;
+
+        /**
+         * Longest back-off delay.
+         */
+        private Duration maxDelay = Duration.ofSeconds(30);
+
+        /**
+         * Jitter applied to back-off delays: none, full, equal or decorrelated.
+         */
+        private Jitter jitter = Jitter.FULL;
+
+        /**
+         * Whether the server's wait (retry-after-ms, retry-after, reset headers) wins over back-off;
+         * it is never undercut.
+         */
+        private boolean respectRetryAfter = true;
+
+        /**
+         * Longest server wait honoured; a longer one fails at once (or routes to a fallback model).
+         */
+        private Duration maxRetryAfter = Duration.ofSeconds(60);
+
+        public int getMaxRetries() {
+            return this.maxRetries;
+        }
+
+        public void setMaxRetries(int maxRetries) {
+            this.maxRetries = maxRetries;
+        }
+
+        public Duration getDelay() {
+            return this.delay;
+        }
+
+        public void setDelay(Duration delay) {
+            this.delay = delay;
+        }
+
+        public double getMultiplier() {
+            return this.multiplier;
+        }
+
+        public void setMultiplier(double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMaxDelay() {
+            return this.maxDelay;
+        }
+
+        public void setMaxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+        public Jitter getJitter() {
+            return this.jitter;
+        }
+
+        public void setJitter(Jitter jitter) {
+            this.jitter = jitter;
+        }
+
+        public boolean isRespectRetryAfter() {
+            return this.respectRetryAfter;
+        }
+
+        public void setRespectRetryAfter(boolean respectRetryAfter) {
+            this.respectRetryAfter = respectRetryAfter;
+        }
+
+        public Duration getMaxRetryAfter() {
+            return this.maxRetryAfter;
+        }
+
+        public void setMaxRetryAfter(Duration maxRetryAfter) {
+            this.maxRetryAfter = maxRetryAfter;
+        }
+
+    }
+
+    /**
+     * Per-client retry overrides; every unset value inherits llm.throttle.retry.
+     */
+    public static class RetryOverrides {
+
+        /**
+         * Retries after the first attempt.
+         */
+        private @Nullable Integer maxRetries;
+
+        /**
+         * First back-off delay.
+         */
+        private @Nullable Duration delay;
+
+        /**
+         * Factor by which the back-off delay grows with each retry.
+         */
+        private @Nullable Double multiplier;
+
+        /**
+         * Longest back-off delay.
+         */
+        private @Nullable Duration maxDelay;
+
+        /**
+         * Jitter applied to back-off delays: none, full, equal or decorrelated.
+         */
+        private @Nullable Jitter jitter;
+
+        /**
+         * Whether the server's wait wins over back-off.
+         */
+        private @Nullable Boolean respectRetryAfter;
+
+        /**
+         * Longest server wait honoured.
+         */
+        private @Nullable Duration maxRetryAfter;
+
+        public @Nullable Integer getMaxRetries() {
+            return this.maxRetries;
+        }
+
+        public void setMaxRetries(@Nullable Integer maxRetries) {
+            this.maxRetries = maxRetries;
+        }
+
+        public @Nullable Duration getDelay() {
+            return this.delay;
+        }
+
+        public void setDelay(@Nullable Duration delay) {
+            this.delay = delay;
+        }
+
+        public @Nullable Double getMultiplier() {
+            return this.multiplier;
+        }
+
+        public void setMultiplier(@Nullable Double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public @Nullable Duration getMaxDelay() {
+            return this.maxDelay;
+        }
+
+        public void setMaxDelay(@Nullable Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+        public @Nullable Jitter getJitter() {
+            return this.jitter;
+        }
+
+        public void setJitter(@Nullable Jitter jitter) {
+            this.jitter = jitter;
+        }
+
+        public @Nullable Boolean getRespectRetryAfter() {
+            return this.respectRetryAfter;
+        }
+
+        public void setRespectRetryAfter(@Nullable Boolean respectRetryAfter) {
+            this.respectRetryAfter = respectRetryAfter;
+        }
+
+        public @Nullable Duration getMaxRetryAfter() {
+            return this.maxRetryAfter;
+        }
+
+        public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) {
+            this.maxRetryAfter = maxRetryAfter;
+        }
+
+    }
+
+    /**
+     * Admission queue settings.
+     */
+    public static class Queue {
+
+        /**
+         * Waiting calls per client and model, all priorities together; a call that finds the
+         * queue full fails at once.
+         */
+        private int capacity = 1000;
+
+        /**
+         * Longest time a call waits for admission, unless its annotation says otherwise.
+         */
+        private Duration maxWait = Duration.ofSeconds(30);
+
+        public int getCapacity() {
+            return this.capacity;
+        }
+
+        public void setCapacity(int capacity) {
+            this.capacity = capacity;
+        }
+
+        public Duration getMaxWait() {
+            return this.maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
+    }
+
+    /**
+     * Tenant limits: a default for every tenant and overrides by tenant id.
+     */
+    public static class Tenants {
+
+        /**
+         * Limits of every tenant that has no override; unset means no tenant limit.
+         */
+        private final TenantLimits defaults = new TenantLimits();
+
+        /**
+         * Limits by tenant id; unset values inherit the defaults.
+         */
+        private Map<String, TenantLimits> overrides = new LinkedHashMap<>();
+
+        public TenantLimits getDefault() {
+            return this.defaults;
+        }
+
+        public Map<String, TenantLimits> getOverrides() {
+            return this.overrides;
+        }
+
+        public void setOverrides(Map<String, TenantLimits> overrides) {
+            this.overrides = overrides;
+        }
+
+    }
+
+    /**
+     * Per-minute limits of one tenant.
+     */
+    public static class TenantLimits {
+
+        /**
+         * Requests per minute.
+         */
+        private @Nullable Long requestsPerMinute;
+
+        /**
+         * Input tokens per minute.
+         */
+        private @Nullable Long inputTokensPerMinute;
+
+        /**
+         * Output tokens per minute.
+         */
+        private @Nullable Long outputTokensPerMinute;
+
+        public @Nullable Long getRequestsPerMinute() {
+            return this.requestsPerMinute;
+        }
+
+        public void setRequestsPerMinute(@Nullable Long requestsPerMinute) {
+            this.requestsPerMinute = requestsPerMinute;
+        }
+
+        public @Nullable Long getInputTokensPerMinute() {
+            return this.inputTokensPerMinute;
+        }
+
+        public void setInputTokensPerMinute(@Nullable Long inputTokensPerMinute) {
+            this.inputTokensPerMinute = inputTokensPerMinute;
+        }
+
+        public @Nullable Long getOutputTokensPerMinute() {
+            return this.outputTokensPerMinute;
+        }
+
+        public void setOutputTokensPerMinute(@Nullable Long outputTokensPerMinute) {
+            this.outputTokensPerMinute = outputTokensPerMinute;
+        }
+
+    }
+
+    /**
+     * Where rate-limit buckets are kept.
+     */
+    public enum Store {
+
+        /** In this instance's memory. */
+        MEMORY,
+
+        /** In Redis, shared by every instance that uses the same server. */
+        REDIS
+
+    }
+
+    /**
+     * Redis store settings.
+     */
+    public static class Redis {
+
+        /**
+         * Prefix of the Redis keys that hold the buckets.
+         */
+        private String keyPrefix = "llm-throttle";
+
+        /**
+         * What to do when Redis cannot be reached: local (keep serving on local buckets) or
+         * reject (fail calls).
+         */
+        private OnFailure onFailure = OnFailure.LOCAL;
+
+        public String getKeyPrefix() {
+            return this.keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public OnFailure getOnFailure() {
+            return this.onFailure;
+        }
+
+        public void setOnFailure(OnFailure onFailure) {
+            this.onFailure = onFailure;
+        }
+
+    }
+
+    /**
+     * Behaviour when the shared store fails.
+     */
+    public enum OnFailure {
+
+        /** Keep serving on local buckets. */
+        LOCAL,
+
+        /** Fail calls until the store is back. */
+        REJECT
+
+    }
+
+}

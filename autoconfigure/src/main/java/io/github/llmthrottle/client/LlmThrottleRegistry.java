@@ -1,0 +1,109 @@
+package io.github.llmthrottle.client;
+
+import java.net.URI;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpRequest;
+
+/**
+ * Every configured client and its models at run time: what the interceptor routes requests to,
+ * and what the actuator endpoint and metrics read.
+ */
+public final class LlmThrottleRegistry {
+
+    private final ThrottleSettings settings;
+
+    private final Map<String, ThrottledClient> clients;
+
+    /**
+     * Creates a registry.
+     * @param settings the validated settings
+     * @param clientFactory creates the run-time client of each configured client
+     */
+    public LlmThrottleRegistry(ThrottleSettings settings, Function<ClientSettings, ThrottledClient> clientFactory) {
+        this.settings = settings;
+        Map<String, ThrottledClient> clients = new LinkedHashMap<>();
+        settings.clients().forEach((name, client) -> clients.put(name, clientFactory.apply(client)));
+        this.clients = Collections.unmodifiableMap(clients);
+    }
+
+    public ThrottleSettings getSettings() {
+        return this.settings;
+    }
+
+    /**
+     * The configured clients, in configuration order.
+     * @return the clients by name
+     */
+    public Map<String, ThrottledClient> getClients() {
+        return this.clients;
+    }
+
+    /**
+     * The client named {@code name}.
+     * @param name the client name
+     * @return the client, or {@code null} when none is configured under that name
+     */
+    public @Nullable ThrottledClient getClient(String name) {
+        return this.clients.get(name);
+    }
+
+    /**
+     * The client a request belongs to: the one its {@link ThrottlingInterceptor#CLIENT_ATTRIBUTE}
+     * names, else the one whose base URL it is addressed to (the longest matching path wins).
+     * @param request the request
+     * @return the client, or {@code null} when the request goes elsewhere
+     */
+    public @Nullable ThrottledClient resolve(HttpRequest request) {
+        Object name = request.getAttributes().get(ThrottlingInterceptor.CLIENT_ATTRIBUTE);
+        if (name instanceof String clientName) {
+            ThrottledClient client = this.clients.get(clientName);
+            if (client != null) {
+                return client;
+            }
+        }
+        return resolve(request.getURI());
+    }
+
+    @Nullable ThrottledClient resolve(URI uri) {
+        ThrottledClient best = null;
+        int bestLength = -1;
+        for (ThrottledClient client : this.clients.values()) {
+            URI base = client.getSettings().baseUrl();
+            if (sameOrigin(base, uri)) {
+                String basePath = normalizedPath(base);
+                String path = (uri.getRawPath() != null) ? uri.getRawPath() : "";
+                if (path.startsWith(basePath) && basePath.length() > bestLength) {
+                    best = client;
+                    bestLength = basePath.length();
+                }
+            }
+        }
+        return best;
+    }
+
+    private static boolean sameOrigin(URI base, URI uri) {
+        return base.getScheme().equalsIgnoreCase(String.valueOf(uri.getScheme()))
+                && base.getHost().toLowerCase(Locale.ROOT).equals(String.valueOf(uri.getHost()).toLowerCase(Locale.ROOT))
+                && port(base) == port(uri);
+    }
+
+    private static int port(URI uri) {
+        if (uri.getPort() != -1) {
+            return uri.getPort();
+        }
+        return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+    }
+
+    private static String normalizedPath(URI base) {
+        String path = (base.getRawPath() != null) ? base.getRawPath() : "";
+        return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
+}

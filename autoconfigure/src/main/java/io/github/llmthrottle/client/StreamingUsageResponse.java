@@ -1,0 +1,226 @@
+package io.github.llmthrottle.client;
+
+import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.provider.UsageReader;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * A streamed (server-sent events) response that is passed to the caller as it arrives, never
+ * buffered, while its events are watched for usage (Anthropic {@code message_start} and the
+ * cumulative {@code message_delta}, OpenAI's final usage chunk) and for an {@code error} event
+ * inside the 200 stream. When the caller reaches the end or closes the response, the outcome is
+ * reported exactly once.
+ */
+final class StreamingUsageResponse implements ClientHttpResponse {
+
+    private static final int MAX_LINE = 256 * 1024;
+
+    private final ClientHttpResponse delegate;
+
+    private final UsageReader usageReader;
+
+    private final Consumer<Outcome> onEnd;
+
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    private @Nullable InputStream body;
+
+    private long inputTokens = -1;
+
+    private long outputTokens = -1;
+
+    private @Nullable String errorType;
+
+    StreamingUsageResponse(ClientHttpResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd) {
+        this.delegate = delegate;
+        this.usageReader = usageReader;
+        this.onEnd = onEnd;
+    }
+
+    @Override
+    public HttpStatusCode getStatusCode() throws IOException {
+        return this.delegate.getStatusCode();
+    }
+
+    @Override
+    public String getStatusText() throws IOException {
+        return this.delegate.getStatusText();
+    }
+
+    @Override
+    public HttpHeaders getHeaders() {
+        return this.delegate.getHeaders();
+    }
+
+    @Override
+    public synchronized InputStream getBody() throws IOException {
+        if (this.body == null) {
+            this.body = new EventScanningStream(this.delegate.getBody());
+        }
+        return this.body;
+    }
+
+    @Override
+    public void close() {
+        try {
+            this.delegate.close();
+        }
+        finally {
+            end(false);
+        }
+    }
+
+    private void end(boolean complete) {
+        if (this.ended.compareAndSet(false, true)) {
+            Usage usage = (this.inputTokens >= 0 || this.outputTokens >= 0)
+                    ? new Usage(Math.max(0, this.inputTokens), Math.max(0, this.outputTokens)) : null;
+            this.onEnd.accept(new Outcome(usage, this.errorType, complete));
+        }
+    }
+
+    private void onLine(byte[] line, int length) {
+        if (length < 5) {
+            return;
+        }
+        if (startsWith(line, "event:")) {
+            String event = new String(line, 6, length - 6, StandardCharsets.UTF_8).trim();
+            if ("error".equals(event) && this.errorType == null) {
+                this.errorType = "error";
+            }
+            return;
+        }
+        if (!startsWith(line, "data:")) {
+            return;
+        }
+        int offset = (length > 5 && line[5] == ' ') ? 6 : 5;
+        int size = length - offset;
+        if (size <= 0 || line[offset] != '{') {
+            return;
+        }
+        String text = new String(line, offset, size, StandardCharsets.UTF_8);
+        if (text.contains("\"error\"")) {
+            this.errorType = errorType(text);
+        }
+        if (text.contains("\"usage\"")) {
+            Usage usage = this.usageReader.read(line, offset, size);
+            if (usage != null) {
+                // Anthropic's message_delta usage is cumulative and may omit input tokens
+                if (usage.inputTokens() > 0) {
+                    this.inputTokens = usage.inputTokens();
+                }
+                this.outputTokens = Math.max(this.outputTokens, usage.outputTokens());
+            }
+        }
+    }
+
+    private static String errorType(String text) {
+        for (String type : new String[] { "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "api_error" }) {
+            if (text.contains(type)) {
+                return type;
+            }
+        }
+        return "error";
+    }
+
+    private static boolean startsWith(byte[] line, String prefix) {
+        if (line.length < prefix.length()) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            if (line[i] != prefix.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * How a stream ended.
+     *
+     * @param usage the last usage seen, or {@code null}
+     * @param errorType the type of an error event inside the stream, or {@code null}
+     * @param complete whether the caller read to the end
+     */
+    record Outcome(@Nullable Usage usage, @Nullable String errorType, boolean complete) {
+
+    }
+
+    /** Passes bytes through while splitting them into lines for {@link #onLine}. */
+    private final class EventScanningStream extends FilterInputStream {
+
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+
+        private boolean overlong;
+
+        EventScanningStream(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b < 0) {
+                end(true);
+            }
+            else {
+                scan(b);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            int n = super.read(buffer, offset, length);
+            if (n < 0) {
+                end(true);
+            }
+            for (int i = 0; i < n; i++) {
+                scan(buffer[offset + i]);
+            }
+            return n;
+        }
+
+        private void scan(int b) {
+            if (b == '\n') {
+                if (!this.overlong) {
+                    byte[] bytes = this.line.toByteArray();
+                    int length = bytes.length;
+                    if (length > 0 && bytes[length - 1] == '\r') {
+                        length--;
+                    }
+                    onLine(bytes, length);
+                }
+                this.line.reset();
+                this.overlong = false;
+            }
+            else if (!this.overlong) {
+                if (this.line.size() >= MAX_LINE) {
+                    this.overlong = true;
+                    this.line.reset();
+                }
+                else {
+                    this.line.write(b);
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            StreamingUsageResponse.this.close();
+        }
+
+    }
+
+}

@@ -1,0 +1,38 @@
+package io.github.llmthrottle.client;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.llmthrottle.limit.TenantLimits;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The validated, immutable settings of llm-throttle as a whole.
+ *
+ * @param clients the clients by name, in configuration order
+ * @param queueCapacity waiting calls per client and model
+ * @param maxWait default longest wait for admission
+ * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
+ * @param tenantOverrides limits by tenant id
+ */
+public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
+        @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides) {
+
+    public ThrottleSettings {
+        clients = Collections.unmodifiableMap(new LinkedHashMap<>(clients));
+        tenantOverrides = Map.copyOf(tenantOverrides);
+    }
+
+    /**
+     * The limits that apply to {@code tenant}.
+     * @param tenant the tenant id
+     * @return its limits, or {@code null} when tenants are not limited
+     */
+    public @Nullable TenantLimits tenantLimits(String tenant) {
+        TenantLimits override = this.tenantOverrides.get(tenant);
+        return (override != null) ? override : this.defaultTenantLimits;
+    }
+
+}

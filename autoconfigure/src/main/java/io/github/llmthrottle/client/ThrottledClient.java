@@ -1,0 +1,332 @@
+package io.github.llmthrottle.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.provider.LlmRequest;
+import io.github.llmthrottle.provider.RateLimitHeaders;
+import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.provider.RequestBodyReader;
+import io.github.llmthrottle.provider.TokenEstimator;
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.provider.UsageReader;
+import io.github.llmthrottle.retry.Classification;
+import io.github.llmthrottle.retry.ResponseClassifier;
+import io.github.llmthrottle.retry.RetryEngine;
+import io.github.llmthrottle.retry.RetryableResponseException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.HttpStatusCodeException;
+
+/**
+ * One configured client at run time: turns each request into admission, attempts, retries and
+ * settlement of its tokens.
+ */
+public final class ThrottledClient {
+
+    private static final int MAX_ERROR_BODY = 1024 * 1024;
+
+    private final ClientSettings settings;
+
+    private final Duration defaultMaxWait;
+
+    private final LimiterRegistry limiters;
+
+    private final RetryEngine retryEngine;
+
+    private final ResponseClassifier classifier;
+
+    private final TokenEstimator estimator;
+
+    private final RequestBodyReader requestReader;
+
+    private final UsageReader usageReader;
+
+    private final Clock clock;
+
+    private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
+
+    ThrottledClient(ClientSettings settings, Duration defaultMaxWait, LimiterRegistry limiters, RetryEngine retryEngine,
+            ResponseClassifier classifier, TokenEstimator estimator, RequestBodyReader requestReader,
+            UsageReader usageReader, Clock clock) {
+        this.settings = settings;
+        this.defaultMaxWait = defaultMaxWait;
+        this.limiters = limiters;
+        this.retryEngine = retryEngine;
+        this.classifier = classifier;
+        this.estimator = estimator;
+        this.requestReader = requestReader;
+        this.usageReader = usageReader;
+        this.clock = clock;
+        settings.models().keySet().forEach(this::model);
+    }
+
+    public ClientSettings getSettings() {
+        return this.settings;
+    }
+
+    public String getName() {
+        return this.settings.name();
+    }
+
+    /**
+     * The models seen so far: every configured model, and any other model a request named.
+     * @return the models by name
+     */
+    public Map<String, ThrottledModel> getModels() {
+        return Map.copyOf(this.models);
+    }
+
+    /**
+     * The run-time state of {@code model}, created on first use.
+     * @param model the model name
+     * @return its state
+     */
+    public ThrottledModel model(String model) {
+        return this.models.computeIfAbsent(model,
+                (name) -> new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name)));
+    }
+
+    ClientHttpResponse exchange(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+            throws IOException {
+        LlmRequest llmRequest = this.requestReader.read(body);
+        ThrottleContext context = ThrottleContext.current();
+        if (context != null && !context.getClient().equals(this.settings.name())) {
+            context = null;
+        }
+        String modelName = modelOf(llmRequest, context);
+        ThrottledModel model = model(modelName);
+        model.totals.calls.increment();
+        long inputTokens = this.estimator.estimateInputTokens(modelName, llmRequest);
+        long outputTokens = (llmRequest.maxOutputTokens() != null) ? llmRequest.maxOutputTokens() : 0;
+        Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
+        String tenant = (context != null) ? context.getTenant() : null;
+        Duration maxWait = (context != null && context.getMaxWait() != null) ? context.getMaxWait() : this.defaultMaxWait;
+        AdmissionRequest admission = new AdmissionRequest(priority, tenant, inputTokens, outputTokens, maxWait);
+        try {
+            ClientHttpResponse response = this.retryEngine.execute(this.settings.name(), modelName,
+                    (retryCount) -> attempt(model, llmRequest, admission, request, body, execution, retryCount));
+            return response;
+        }
+        catch (LlmThrottleException ex) {
+            if (ex instanceof io.github.llmthrottle.QueueFullException
+                    || ex instanceof io.github.llmthrottle.AdmissionTimeoutException
+                    || ex instanceof io.github.llmthrottle.TenantQuotaExceededException) {
+                model.totals.rejected.increment();
+            }
+            model.totals.failed.increment();
+            throw ex;
+        }
+        catch (IOException | RuntimeException ex) {
+            model.totals.failed.increment();
+            throw ex;
+        }
+    }
+
+    private String modelOf(LlmRequest request, @Nullable ThrottleContext context) {
+        if (request.model() != null && !request.model().isBlank()) {
+            return request.model();
+        }
+        if (context != null) {
+            return context.getModel();
+        }
+        return (this.settings.defaultModel() != null) ? this.settings.defaultModel() : "default";
+    }
+
+    private ClientHttpResponse attempt(ThrottledModel model, LlmRequest llmRequest, AdmissionRequest admission,
+            HttpRequest request, byte[] body, ClientHttpRequestExecution execution, int retryCount)
+            throws IOException {
+        if (retryCount > 0) {
+            model.totals.retries.increment();
+        }
+        Permit permit = acquire(model, admission);
+        model.totals.attempts.increment();
+        ClientHttpResponse response;
+        try {
+            response = execution.execute(request, body);
+        }
+        catch (IOException ex) {
+            permit.settle(admission.inputTokens(), 0);
+            permit.release(Permit.Outcome.DROPPED);
+            throw ex;
+        }
+        catch (RuntimeException | Error ex) {
+            permit.release(Permit.Outcome.IGNORED);
+            throw ex;
+        }
+        try {
+            return handle(model, llmRequest, admission, permit, response);
+        }
+        catch (IOException | RuntimeException | Error ex) {
+            permit.release(Permit.Outcome.IGNORED);
+            response.close();
+            throw ex;
+        }
+    }
+
+    private Permit acquire(ThrottledModel model, AdmissionRequest admission) throws IOException {
+        try {
+            return model.limiter.acquire(admission);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException interrupted = new InterruptedIOException("Interrupted while waiting for admission to client '"
+                    + this.settings.name() + "', model '" + model.name + "'");
+            interrupted.initCause(ex);
+            throw interrupted;
+        }
+    }
+
+    private ClientHttpResponse handle(ThrottledModel model, LlmRequest llmRequest, AdmissionRequest admission,
+            Permit permit, ClientHttpResponse response) throws IOException {
+        HttpStatusCode status = response.getStatusCode();
+        HttpHeaders headers = response.getHeaders();
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant());
+        if (!snapshot.isEmpty()) {
+            model.limiter.calibrate(snapshot);
+        }
+        if (status.is2xxSuccessful()) {
+            return success(model, llmRequest, permit, response, status, headers);
+        }
+        byte[] errorBody = readAtMost(response.getBody(), MAX_ERROR_BODY);
+        String statusText = response.getStatusText();
+        response.close();
+        Classification classification = this.classifier.classify(status.value(), headers, errorBody);
+        countFailure(model, classification);
+        if (classification.retryable()) {
+            permit.settle(admission.inputTokens(), 0);
+            permit.release(classification.isThrottling() ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
+            if (classification.kind() == Classification.Kind.RATE_LIMITED && classification.serverWait() != null) {
+                model.limiter.pause(classification.serverWait());
+            }
+            HttpStatusCodeException cause = statusException(status, statusText, headers, errorBody);
+            throw new RetryableResponseException(classification, cause);
+        }
+        permit.settle(0, 0);
+        permit.release(Permit.Outcome.IGNORED);
+        return new BufferedResponse(status, statusText, headers, errorBody);
+    }
+
+    private ClientHttpResponse success(ThrottledModel model, LlmRequest llmRequest, Permit permit,
+            ClientHttpResponse response, HttpStatusCode status, HttpHeaders headers) throws IOException {
+        MediaType contentType = headers.getContentType();
+        boolean eventStream = contentType != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(contentType);
+        if (eventStream || llmRequest.stream()) {
+            model.totals.succeeded.increment();
+            return new StreamingUsageResponse(response, this.usageReader, (outcome) -> {
+                Usage usage = outcome.usage();
+                if (usage != null) {
+                    permit.settle(usage.inputTokens(), usage.outputTokens());
+                    recordUsage(model, llmRequest, usage);
+                }
+                if (outcome.errorType() != null) {
+                    if (outcome.errorType().startsWith("rate_limit")) {
+                        model.totals.rateLimited.increment();
+                    }
+                    else if (outcome.errorType().startsWith("overloaded")) {
+                        model.totals.overloaded.increment();
+                    }
+                    permit.release(Permit.Outcome.DROPPED);
+                }
+                else {
+                    permit.release(outcome.complete() ? Permit.Outcome.SUCCESS : Permit.Outcome.IGNORED);
+                }
+            });
+        }
+        byte[] body;
+        String statusText;
+        try (response) {
+            statusText = response.getStatusText();
+            body = response.getBody().readAllBytes();
+        }
+        Usage usage = this.usageReader.read(body);
+        if (usage != null) {
+            permit.settle(usage.inputTokens(), usage.outputTokens());
+            recordUsage(model, llmRequest, usage);
+        }
+        permit.release(Permit.Outcome.SUCCESS);
+        model.totals.succeeded.increment();
+        return new BufferedResponse(status, statusText, headers, body);
+    }
+
+    private void recordUsage(ThrottledModel model, LlmRequest llmRequest, Usage usage) {
+        model.totals.inputTokens.add(usage.inputTokens());
+        model.totals.outputTokens.add(usage.outputTokens());
+        this.estimator.observe(model.name, llmRequest, usage.inputTokens());
+    }
+
+    private static void countFailure(ThrottledModel model, Classification classification) {
+        switch (classification.kind()) {
+            case RATE_LIMITED -> model.totals.rateLimited.increment();
+            case OVERLOADED -> model.totals.overloaded.increment();
+            default -> {
+            }
+        }
+    }
+
+    private static HttpStatusCodeException statusException(HttpStatusCode status, String statusText,
+            HttpHeaders headers, byte[] body) {
+        if (status.is4xxClientError()) {
+            return HttpClientErrorException.create(status, statusText, headers, body, StandardCharsets.UTF_8);
+        }
+        return HttpServerErrorException.create(status, statusText, headers, body, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] readAtMost(InputStream in, int max) throws IOException {
+        try (in) {
+            return in.readNBytes(max);
+        }
+    }
+
+    /**
+     * The run-time state of one model of a client.
+     */
+    public static final class ThrottledModel {
+
+        private final String name;
+
+        private final ModelLimiter limiter;
+
+        private final ModelTotals totals = new ModelTotals();
+
+        ThrottledModel(String name, ModelLimiter limiter) {
+            this.name = name;
+            this.limiter = limiter;
+        }
+
+        public String getName() {
+            return this.name;
+        }
+
+        public ModelLimiter getLimiter() {
+            return this.limiter;
+        }
+
+        public ModelTotals getTotals() {
+            return this.totals;
+        }
+
+    }
+
+}

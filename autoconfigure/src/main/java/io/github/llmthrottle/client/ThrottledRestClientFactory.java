@@ -1,0 +1,84 @@
+package io.github.llmthrottle.client;
+
+import java.util.function.Supplier;
+
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.HttpClientSettings;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.client.RestClient;
+
+/**
+ * Builds the {@code RestClient} of a configured client from Boot's {@code RestClient.Builder}, so
+ * that Boot's HTTP client choice, message converters and observation apply: base URL, the
+ * provider's auth header, default headers, timeouts, and the throttling interceptor.
+ */
+public final class ThrottledRestClientFactory {
+
+    private final LlmThrottleRegistry registry;
+
+    private final ThrottlingInterceptor interceptor;
+
+    private final Supplier<RestClient.Builder> builders;
+
+    private final ClientHttpRequestFactoryBuilder<?> requestFactoryBuilder;
+
+    private final HttpClientSettings httpClientSettings;
+
+    /**
+     * Creates a factory.
+     * @param registry the clients
+     * @param interceptor the throttling interceptor
+     * @param builders supplies a new builder for each client
+     * @param requestFactoryBuilder builds the HTTP client of each client
+     * @param httpClientSettings base HTTP client settings; each client's timeouts override them
+     */
+    public ThrottledRestClientFactory(LlmThrottleRegistry registry, ThrottlingInterceptor interceptor,
+            Supplier<RestClient.Builder> builders, ClientHttpRequestFactoryBuilder<?> requestFactoryBuilder,
+            HttpClientSettings httpClientSettings) {
+        this.registry = registry;
+        this.interceptor = interceptor;
+        this.builders = builders;
+        this.requestFactoryBuilder = requestFactoryBuilder;
+        this.httpClientSettings = httpClientSettings;
+    }
+
+    /**
+     * Builds the {@code RestClient} of the client named {@code name}.
+     * @param name the client name
+     * @return a new RestClient
+     */
+    public RestClient create(String name) {
+        ThrottledClient client = this.registry.getClient(name);
+        if (client == null) {
+            throw new IllegalArgumentException("No llm-throttle client named '" + name + "' is configured; known: "
+                    + this.registry.getClients().keySet());
+        }
+        ClientSettings settings = client.getSettings();
+        HttpClientSettings httpSettings = this.httpClientSettings.withTimeouts(settings.connectTimeout(),
+                settings.readTimeout());
+        return this.builders.get()
+            .baseUrl(settings.baseUrl().toString())
+            .defaultHeaders((headers) -> defaultHeaders(settings, headers))
+            .defaultRequest((request) -> request.attribute(ThrottlingInterceptor.CLIENT_ATTRIBUTE, name))
+            .requestFactory(this.requestFactoryBuilder.build(httpSettings))
+            .requestInterceptors((interceptors) -> {
+                if (interceptors.stream().noneMatch(ThrottlingInterceptor.class::isInstance)) {
+                    interceptors.add(this.interceptor);
+                }
+            })
+            .build();
+    }
+
+    private static void defaultHeaders(ClientSettings settings, HttpHeaders headers) {
+        settings.defaultHeaders().forEach(headers::set);
+        String apiKey = settings.apiKey();
+        if (apiKey == null) {
+            return;
+        }
+        switch (settings.provider()) {
+            case ANTHROPIC -> headers.set("x-api-key", apiKey);
+            case OPENAI, GENERIC -> headers.setBearerAuth(apiKey);
+        }
+    }
+
+}
