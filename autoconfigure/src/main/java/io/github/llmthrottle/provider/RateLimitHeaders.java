@@ -1,0 +1,222 @@
+package io.github.llmthrottle.provider;
+
+import java.math.BigDecimal;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpHeaders;
+
+/**
+ * Reads a provider's rate-limit response headers into a {@link RateLimitSnapshot}.
+ * <ul>
+ * <li>{@link ProviderDialect#ANTHROPIC}: {@code anthropic-ratelimit-{requests,tokens,input-tokens,
+ * output-tokens}-{limit,remaining,reset}}, resets in RFC 3339. The subscription
+ * {@code anthropic-ratelimit-unified-*} family (epoch-second resets) is not read.</li>
+ * <li>{@link ProviderDialect#OPENAI} (OpenAI, Groq, Azure OpenAI, ...):
+ * {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}}; resets are Go durations
+ * ({@code 6m0s}) or a bare number of seconds (Azure), relative to the instant the response was
+ * received. The token headers fill the combined {@code tokens*} dimension. Unknown suffixes such as
+ * {@code -tokens_usage_based} are ignored.</li>
+ * <li>Every dialect, {@link ProviderDialect#GENERIC} in particular: the IETF {@code RateLimit} /
+ * {@code RateLimit-Policy} fields (and the older {@code RateLimit-Limit/-Remaining/-Reset}
+ * headers) fill the request dimension when the dialect's own headers did not.</li>
+ * </ul>
+ * A value of {@code -1} means unknown (Azure) and drops that dimension; a negative remaining count
+ * below that (Azure's {@code -27689}) means exhausted and reads as {@code 0}. A limit is only taken
+ * from an IETF policy whose window is 60 seconds, because the snapshot's limits are read as
+ * per-minute figures. Nothing here throws on a header value: what cannot be read is left
+ * {@code null}.
+ * <p>
+ * Not representable in a snapshot and so not read: Together's per-second
+ * {@code x-ratelimit-limit} / {@code x-tokenlimit-*} headers and Mistral's
+ * {@code ratelimitbysize-*} headers. Note that Groq's {@code x-ratelimit-*-requests} headers count
+ * requests per <em>day</em>, which the headers themselves do not say.
+ */
+public final class RateLimitHeaders {
+
+    private static final Pattern INTEGER = Pattern.compile("[-+]?\\d{1,18}");
+
+    private static final Pattern EPOCH_SECONDS = Pattern.compile("\\d{1,12}(?:\\.\\d+)?");
+
+    private static final String ANTHROPIC_PREFIX = "anthropic-ratelimit-";
+
+    private static final String OPENAI_PREFIX = "x-ratelimit-";
+
+    private RateLimitHeaders() {
+    }
+
+    /**
+     * Reads the rate-limit headers of one response.
+     * @param dialect the provider dialect
+     * @param headers the response headers
+     * @param receivedAt when the response was received; relative resets are added to it
+     * @return the snapshot, possibly {@link RateLimitSnapshot#isEmpty() empty}
+     */
+    public static RateLimitSnapshot parse(ProviderDialect dialect, HttpHeaders headers, Instant receivedAt) {
+        Dimension requests = Dimension.NONE;
+        Dimension input = Dimension.NONE;
+        Dimension output = Dimension.NONE;
+        Dimension tokens = Dimension.NONE;
+        switch (dialect) {
+            case ANTHROPIC -> {
+                requests = anthropic(headers, "requests");
+                tokens = anthropic(headers, "tokens");
+                input = anthropic(headers, "input-tokens");
+                output = anthropic(headers, "output-tokens");
+            }
+            case OPENAI -> {
+                requests = openAi(headers, "requests", receivedAt);
+                tokens = openAi(headers, "tokens", receivedAt);
+            }
+            case GENERIC -> {
+            }
+        }
+        if (requests.isEmpty()) {
+            requests = ietf(headers, receivedAt);
+        }
+        return new RateLimitSnapshot(requests.limit, requests.remaining, requests.reset, input.limit, input.remaining,
+                input.reset, output.limit, output.remaining, output.reset, tokens.limit, tokens.remaining,
+                tokens.reset, receivedAt);
+    }
+
+    private static Dimension anthropic(HttpHeaders headers, String name) {
+        String prefix = ANTHROPIC_PREFIX + name;
+        return dimension(headers.getFirst(prefix + "-limit"), headers.getFirst(prefix + "-remaining"),
+                rfc3339(headers.getFirst(prefix + "-reset")));
+    }
+
+    private static Dimension openAi(HttpHeaders headers, String name, Instant receivedAt) {
+        Duration reset = GoDuration.parse(headers.getFirst(OPENAI_PREFIX + "reset-" + name), true);
+        return dimension(headers.getFirst(OPENAI_PREFIX + "limit-" + name),
+                headers.getFirst(OPENAI_PREFIX + "remaining-" + name), after(receivedAt, reset));
+    }
+
+    private static Dimension ietf(HttpHeaders headers, Instant receivedAt) {
+        List<RateLimitFields.Limit> limits = RateLimitFields.parseLimits(values(headers, "RateLimit"));
+        if (!limits.isEmpty()) {
+            List<RateLimitFields.Policy> policies = RateLimitFields.parsePolicies(values(headers, "RateLimit-Policy"));
+            // The most restrictive request policy is the one that will refuse the next request.
+            RateLimitFields.Limit tightest = limits.stream()
+                .filter((limit) -> policy(policies, limit.name()) == null
+                        || policy(policies, limit.name()).countsRequests())
+                .min(Comparator.comparingLong(RateLimitFields.Limit::remaining))
+                .orElse(null);
+            if (tightest == null) {
+                return Dimension.NONE;
+            }
+            RateLimitFields.Policy policy = policy(policies, tightest.name());
+            Long limit = (policy != null && Duration.ofMinutes(1).equals(policy.window())) ? policy.quota() : null;
+            return new Dimension(limit, tightest.remaining(), after(receivedAt, tightest.reset()));
+        }
+        // Drafts up to -07 used separate headers with delta-seconds resets; some servers still send them.
+        String remaining = headers.getFirst("RateLimit-Remaining");
+        if (remaining != null) {
+            Duration reset = GoDuration.parse(headers.getFirst("RateLimit-Reset"), true);
+            return dimension(null, remaining, after(receivedAt, reset));
+        }
+        return Dimension.NONE;
+    }
+
+    private static RateLimitFields.@Nullable Policy policy(List<RateLimitFields.Policy> policies, String name) {
+        for (RateLimitFields.Policy policy : policies) {
+            if (policy.name().equals(name)) {
+                return policy;
+            }
+        }
+        return null;
+    }
+
+    private static List<String> values(HttpHeaders headers, String name) {
+        return headers.getOrEmpty(name);
+    }
+
+    private static Dimension dimension(@Nullable String limitValue, @Nullable String remainingValue,
+            @Nullable Instant reset) {
+        Long limit = count(limitValue);
+        Long remaining = count(remainingValue);
+        if (isUnknown(limit) || isUnknown(remaining)) {
+            // Azure sends -1 / -1 / 0 when it does not know: nothing in that dimension is usable.
+            return Dimension.NONE;
+        }
+        if (limit != null && limit < 0) {
+            limit = null;
+        }
+        if (remaining != null && remaining < 0) {
+            remaining = 0L;
+        }
+        return new Dimension(limit, remaining, reset);
+    }
+
+    private static boolean isUnknown(@Nullable Long value) {
+        return value != null && value == -1L;
+    }
+
+    private static @Nullable Long count(@Nullable String value) {
+        if (value == null) {
+            return null;
+        }
+        String text = value.strip();
+        if (INTEGER.matcher(text).matches()) {
+            return Long.parseLong(text);
+        }
+        // Tolerate "96000.0" and the like; anything else is not a count.
+        try {
+            BigDecimal decimal = new BigDecimal(text);
+            if (decimal.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) < 0) {
+                return decimal.longValue();
+            }
+        }
+        catch (NumberFormatException ex) {
+            // not a number
+        }
+        return null;
+    }
+
+    private static @Nullable Instant rfc3339(@Nullable String value) {
+        if (value == null) {
+            return null;
+        }
+        String text = value.strip();
+        if (EPOCH_SECONDS.matcher(text).matches()) {
+            // The unified-* family and some proxies send epoch seconds.
+            return Instant.ofEpochSecond(new BigDecimal(text).longValue());
+        }
+        try {
+            return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        }
+        catch (DateTimeException ex) {
+            return null;
+        }
+    }
+
+    private static @Nullable Instant after(Instant receivedAt, @Nullable Duration delay) {
+        if (delay == null) {
+            return null;
+        }
+        try {
+            return receivedAt.plus(delay.isNegative() ? Duration.ZERO : delay);
+        }
+        catch (DateTimeException | ArithmeticException ex) {
+            return null;
+        }
+    }
+
+    private record Dimension(@Nullable Long limit, @Nullable Long remaining, @Nullable Instant reset) {
+
+        static final Dimension NONE = new Dimension(null, null, null);
+
+        boolean isEmpty() {
+            return this.limit == null && this.remaining == null && this.reset == null;
+        }
+
+    }
+
+}
