@@ -50,7 +50,7 @@ class ModelLimiterQueueTests {
         int before = limiter.state().queued().total();
         AsyncAcquire acquire = AsyncAcquire.start(limiter, new AdmissionRequest(priority, tenant, input, 0, null));
         this.started.add(acquire);
-        await().atMost(PATIENCE).until(() -> acquire.result.isDone() || limiter.state().queued().total() > before);
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> acquire.result.isDone() || limiter.state().queued().total() > before);
         return acquire;
     }
 
@@ -59,7 +59,7 @@ class ModelLimiterQueueTests {
     }
 
     private void awaitAdmitted(AsyncAcquire... acquires) {
-        await().atMost(PATIENCE).until(() -> {
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> {
             for (AsyncAcquire acquire : acquires) {
                 if (!acquire.admitted()) {
                     return false;
@@ -101,7 +101,7 @@ class ModelLimiterQueueTests {
         this.clock.advance(ModelLimiter.PRIORITY_STEP.multipliedBy(2).plusSeconds(1));
         AsyncAcquire realtime = enqueue(limiter, Priority.REALTIME);
         permit.release(Permit.Outcome.IGNORED);
-        await().atMost(PATIENCE).until(() -> batch.admitted() || realtime.admitted());
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> batch.admitted() || realtime.admitted());
         assertThat(batch.admitted()).isTrue();
         assertThat(realtime.admitted()).isFalse();
     }
@@ -152,7 +152,7 @@ class ModelLimiterQueueTests {
         AsyncAcquire waiting = AsyncAcquire.start(limiter,
                 new AdmissionRequest(Priority.NORMAL, null, 0, 0, Duration.ofSeconds(20)));
         this.started.add(waiting);
-        await().atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
         this.clock.advance(Duration.ofSeconds(20));
         assertThat(waiting.failure()).isInstanceOf(AdmissionTimeoutException.class);
         assertThat(limiter.state().queued().total()).isZero();
@@ -185,7 +185,7 @@ class ModelLimiterQueueTests {
         AsyncAcquire waiting = AsyncAcquire.start(limiter,
                 new AdmissionRequest(Priority.NORMAL, "acme", 0, 0, Duration.ofSeconds(5)));
         this.started.add(waiting);
-        await().atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
         this.clock.advance(Duration.ofSeconds(5));
         assertThat(waiting.failure()).isInstanceOf(TenantQuotaExceededException.class);
     }
@@ -228,7 +228,7 @@ class ModelLimiterQueueTests {
         Permit permit = limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 0, 1_000, null));
         AsyncAcquire waiting = AsyncAcquire.start(limiter, new AdmissionRequest(Priority.NORMAL, null, 0, 500, null));
         this.started.add(waiting);
-        await().atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
         permit.settle(0, 200);
         awaitAdmitted(waiting);
     }
