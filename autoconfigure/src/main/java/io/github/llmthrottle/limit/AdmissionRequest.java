@@ -14,15 +14,19 @@ import org.jspecify.annotations.Nullable;
  * @param tenant tenant whose quota also applies, or {@code null}
  * @param inputTokens estimated input tokens
  * @param outputTokens output tokens to reserve
- * @param maxWait longest wait for admission
+ * @param maxWait longest wait for admission, or {@code null} for the limiter's default
+ * ({@code llm.throttle.queue.max-wait})
  */
 public record AdmissionRequest(Priority priority, @Nullable String tenant, long inputTokens, long outputTokens,
-        Duration maxWait) {
+        @Nullable Duration maxWait) {
 
     public AdmissionRequest {
         if (inputTokens < 0 || outputTokens < 0) {
             throw new IllegalArgumentException("Token counts must not be negative: input=" + inputTokens
                     + ", output=" + outputTokens);
+        }
+        if (maxWait != null && maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
         }
     }
 

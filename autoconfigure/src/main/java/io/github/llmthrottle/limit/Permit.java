@@ -8,8 +8,10 @@ package io.github.llmthrottle.limit;
 public interface Permit {
 
     /**
-     * Corrects the reservation to the provider's usage: unused reserved tokens are refunded, and
-     * tokens used above the estimate are debited.
+     * Corrects the reservation to the provider's usage: unused reserved tokens are refunded (a
+     * bucket never fills above its capacity), and tokens used above the estimate are debited even
+     * if that overdraws the bucket, since the provider counted them too. May be called more than
+     * once (each call corrects from the previous one) and before or after {@link #release}.
      * @param inputTokens input tokens the provider counted
      * @param outputTokens output tokens the provider counted
      */

@@ -1,0 +1,105 @@
+package io.github.llmthrottle.limit;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The buckets of one owner (a model, or a tenant on a model), one per limited dimension, consumed
+ * all together or not at all. Not thread-safe: the owning {@link ModelLimiter} guards it with its
+ * lock.
+ */
+final class BucketSet {
+
+    private final BucketStore store;
+
+    private final String keyPrefix;
+
+    private final Map<Dimension, TokenBucket> buckets = new EnumMap<>(Dimension.class);
+
+    BucketSet(BucketStore store, String keyPrefix) {
+        this.store = store;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /** Sets the limit of one dimension, {@code null} removing it. */
+    void limit(Dimension dimension, @Nullable Long limitPerMinute) {
+        if (limitPerMinute == null) {
+            this.buckets.remove(dimension);
+        }
+        else {
+            this.buckets.put(dimension, this.store.bucket(this.keyPrefix + ":" + key(dimension), limitPerMinute));
+        }
+    }
+
+    @Nullable TokenBucket get(Dimension dimension) {
+        return this.buckets.get(dimension);
+    }
+
+    /** The first dimension whose whole capacity is less than the attempt needs, or null. */
+    @Nullable Dimension oversize(long input, long output) {
+        for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
+            if (entry.getKey().cost(input, output) > entry.getValue().capacity()) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** Nanoseconds until every bucket holds what the attempt needs. */
+    long nanosToWait(long input, long output) {
+        long wait = 0;
+        for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
+            wait = Math.max(wait, entry.getValue().nanosToWaitFor(entry.getKey().cost(input, output)));
+        }
+        return wait;
+    }
+
+    /**
+     * Takes what the attempt needs from every bucket, or from none: a partial consumption is
+     * given back before returning {@code false} (or throwing).
+     */
+    boolean tryConsume(long input, long output, List<Charge> charges) {
+        int mark = charges.size();
+        boolean consumed = false;
+        try {
+            for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
+                Charge charge = new Charge(entry.getKey(), entry.getValue());
+                if (!charge.bucket().tryConsume(charge.dimension().cost(input, output))) {
+                    return false;
+                }
+                charges.add(charge);
+            }
+            consumed = true;
+            return true;
+        }
+        finally {
+            if (!consumed) {
+                rollback(charges, mark, input, output);
+            }
+        }
+    }
+
+    static void rollback(List<Charge> charges, int from, long input, long output) {
+        while (charges.size() > from) {
+            Charge charge = charges.remove(charges.size() - 1);
+            charge.bucket().refund(charge.dimension().cost(input, output));
+        }
+    }
+
+    private static String key(Dimension dimension) {
+        return switch (dimension) {
+            case REQUESTS -> "requests";
+            case INPUT_TOKENS -> "input-tokens";
+            case OUTPUT_TOKENS -> "output-tokens";
+            case TOKENS -> "tokens";
+        };
+    }
+
+    /** What one admitted attempt took from one bucket, to settle or give back later. */
+    record Charge(Dimension dimension, TokenBucket bucket) {
+    }
+
+}

@@ -1,0 +1,50 @@
+package io.github.llmthrottle.limit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The configured limits of one model ({@code llm.throttle.clients.NAME.models.MODEL}). A
+ * {@code null} value means "no local limit" for that dimension. Each per-minute limit becomes a
+ * bucket holding one minute's worth and refilling continuously; {@code maxConcurrency} is the
+ * ceiling of the adaptive concurrency limit.
+ *
+ * @param requestsPerMinute requests per minute, or {@code null}
+ * @param inputTokensPerMinute input tokens per minute, or {@code null}
+ * @param outputTokensPerMinute output tokens per minute, or {@code null}
+ * @param maxConcurrency ceiling for calls in flight at once, or {@code null}
+ */
+public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
+        @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency) {
+
+    /** No limit in any dimension. */
+    public static final ModelLimits UNLIMITED = new ModelLimits(null, null, null, null);
+
+    public ModelLimits {
+        requirePositive("requestsPerMinute", requestsPerMinute);
+        requirePositive("inputTokensPerMinute", inputTokensPerMinute);
+        requirePositive("outputTokensPerMinute", outputTokensPerMinute);
+        requirePositive("maxConcurrency", (maxConcurrency != null) ? maxConcurrency.longValue() : null);
+    }
+
+    /**
+     * The configured per-minute limit of one dimension.
+     * @param dimension the dimension
+     * @return the limit, or {@code null} when unlimited ({@link Dimension#TOKENS} is never
+     * configured, only learned from the provider's headers)
+     */
+    public @Nullable Long perMinute(Dimension dimension) {
+        return switch (dimension) {
+            case REQUESTS -> this.requestsPerMinute;
+            case INPUT_TOKENS -> this.inputTokensPerMinute;
+            case OUTPUT_TOKENS -> this.outputTokensPerMinute;
+            case TOKENS -> null;
+        };
+    }
+
+    static void requirePositive(String name, @Nullable Long value) {
+        if (value != null && value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive (or unset for no limit), was " + value);
+        }
+    }
+
+}
