@@ -6,9 +6,14 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.client.ThrottledRestClientFactory;
 import io.github.llmthrottle.client.ThrottlingInterceptor;
+import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.LocalBucketStore;
+import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
+import io.github.llmthrottle.retry.RetryListener;
+import io.github.llmthrottle.time.Sleeper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -51,15 +56,29 @@ public final class LlmThrottleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings) {
-        return LimiterRegistries.inMemory(settings, Clock.systemUTC());
+    Sleeper llmThrottleSleeper() {
+        return Sleeper.SYSTEM;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    BucketStore llmThrottleBucketStore() {
+        return new LocalBucketStore(Clock.systemUTC());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings, BucketStore bucketStore) {
+        return new LimiterRegistry(settings.clientLimits(), settings.queueCapacity(), settings.maxWait(),
+                settings::tenantLimits, bucketStore, Clock.systemUTC(), WaitStrategy.CONDITION);
     }
 
     @Bean
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
-            TokenEstimator tokenEstimator) {
-        return ThrottledClients.registry(settings, limiters, tokenEstimator, Clock.systemUTC());
+            TokenEstimator tokenEstimator, Sleeper sleeper, ObjectProvider<RetryListener> retryListener) {
+        return LlmThrottleRegistry.create(settings, limiters, tokenEstimator, Clock.systemUTC(), sleeper,
+                retryListener.getIfAvailable(() -> RetryListener.NONE));
     }
 
     @Bean

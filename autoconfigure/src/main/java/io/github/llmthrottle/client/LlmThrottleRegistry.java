@@ -1,11 +1,22 @@
 package io.github.llmthrottle.client;
 
 import java.net.URI;
+import java.time.Clock;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.provider.RequestBodyReader;
+import io.github.llmthrottle.provider.TokenEstimator;
+import io.github.llmthrottle.provider.UsageReader;
+import io.github.llmthrottle.retry.ResponseClassifier;
+import io.github.llmthrottle.retry.RetryEngine;
+import io.github.llmthrottle.retry.RetryListener;
+import io.github.llmthrottle.time.Sleeper;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +42,27 @@ public final class LlmThrottleRegistry {
         Map<String, ThrottledClient> clients = new LinkedHashMap<>();
         settings.clients().forEach((name, client) -> clients.put(name, clientFactory.apply(client)));
         this.clients = Collections.unmodifiableMap(clients);
+    }
+
+    /**
+     * Creates the registry of every configured client.
+     * @param settings the validated settings
+     * @param limiters admission control of every client and model
+     * @param estimator estimates input tokens before a call
+     * @param clock the clock
+     * @param sleeper sleeps between retries
+     * @param retryListener observes retries
+     * @return the registry
+     */
+    public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
+            TokenEstimator estimator, Clock clock, Sleeper sleeper, RetryListener retryListener) {
+        RequestBodyReader requestReader = new RequestBodyReader();
+        UsageReader usageReader = new UsageReader();
+        return new LlmThrottleRegistry(settings,
+                (client) -> new ThrottledClient(client, limiters,
+                        new RetryEngine(client.retry(), sleeper, ThreadLocalRandom.current(), retryListener),
+                        new ResponseClassifier(client.provider(), clock), estimator, requestReader, usageReader,
+                        clock));
     }
 
     public ThrottleSettings getSettings() {

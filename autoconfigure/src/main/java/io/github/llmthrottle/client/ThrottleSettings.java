@@ -5,6 +5,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.llmthrottle.limit.ClientLimits;
+import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.TenantLimits;
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +25,20 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
     public ThrottleSettings {
         clients = Collections.unmodifiableMap(new LinkedHashMap<>(clients));
         tenantOverrides = Map.copyOf(tenantOverrides);
+    }
+
+    /**
+     * The limits of every client's models, as admission control takes them.
+     * @return the limits by client name
+     */
+    public Map<String, ClientLimits> clientLimits() {
+        Map<String, ClientLimits> limits = new LinkedHashMap<>();
+        this.clients.forEach((name, client) -> {
+            Map<String, ModelLimits> models = new LinkedHashMap<>();
+            client.models().forEach((model, settings) -> models.put(model, settings.limits()));
+            limits.put(name, new ClientLimits(client.defaultLimits(), models));
+        });
+        return limits;
     }
 
     /**

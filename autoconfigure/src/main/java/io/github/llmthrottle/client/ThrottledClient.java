@@ -24,6 +24,7 @@ import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.retry.Classification;
+import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.retry.RetryableResponseException;
@@ -35,9 +36,6 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpResponse;
-import org.springframework.web.client.HttpClientErrorException;
-import org.springframework.web.client.HttpServerErrorException;
-import org.springframework.web.client.HttpStatusCodeException;
 
 /**
  * One configured client at run time: turns each request into admission, attempts, retries and
@@ -48,8 +46,6 @@ public final class ThrottledClient {
     private static final int MAX_ERROR_BODY = 1024 * 1024;
 
     private final ClientSettings settings;
-
-    private final Duration defaultMaxWait;
 
     private final LimiterRegistry limiters;
 
@@ -67,11 +63,10 @@ public final class ThrottledClient {
 
     private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
 
-    ThrottledClient(ClientSettings settings, Duration defaultMaxWait, LimiterRegistry limiters, RetryEngine retryEngine,
+    ThrottledClient(ClientSettings settings, LimiterRegistry limiters, RetryEngine retryEngine,
             ResponseClassifier classifier, TokenEstimator estimator, RequestBodyReader requestReader,
             UsageReader usageReader, Clock clock) {
         this.settings = settings;
-        this.defaultMaxWait = defaultMaxWait;
         this.limiters = limiters;
         this.retryEngine = retryEngine;
         this.classifier = classifier;
@@ -122,7 +117,7 @@ public final class ThrottledClient {
         long outputTokens = (llmRequest.maxOutputTokens() != null) ? llmRequest.maxOutputTokens() : 0;
         Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
         String tenant = (context != null) ? context.getTenant() : null;
-        Duration maxWait = (context != null && context.getMaxWait() != null) ? context.getMaxWait() : this.defaultMaxWait;
+        Duration maxWait = (context != null) ? context.getMaxWait() : null;
         AdmissionRequest admission = new AdmissionRequest(priority, tenant, inputTokens, outputTokens, maxWait);
         try {
             ClientHttpResponse response = this.retryEngine.execute(this.settings.name(), modelName,
@@ -202,30 +197,42 @@ public final class ThrottledClient {
             Permit permit, ClientHttpResponse response) throws IOException {
         HttpStatusCode status = response.getStatusCode();
         HttpHeaders headers = response.getHeaders();
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant());
-        if (!snapshot.isEmpty()) {
-            model.limiter.calibrate(snapshot);
-        }
         if (status.is2xxSuccessful()) {
+            calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()));
             return success(model, llmRequest, permit, response, status, headers);
         }
         byte[] errorBody = readAtMost(response.getBody(), MAX_ERROR_BODY);
         String statusText = response.getStatusText();
         response.close();
         Classification classification = this.classifier.classify(status.value(), headers, errorBody);
+        calibrate(model, classification.rateLimits());
         countFailure(model, classification);
+        Duration serverWait = classification.serverWait();
+        if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
+            model.limiter.pause(serverWait);
+        }
         if (classification.retryable()) {
             permit.settle(admission.inputTokens(), 0);
-            permit.release(classification.isThrottling() ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
-            if (classification.kind() == Classification.Kind.RATE_LIMITED && classification.serverWait() != null) {
-                model.limiter.pause(classification.serverWait());
-            }
-            HttpStatusCodeException cause = statusException(status, statusText, headers, errorBody);
-            throw new RetryableResponseException(classification, cause);
+            permit.release(isCapacitySignal(classification) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
+            throw RetryableResponseException.forResponse(classification, status, statusText, headers, errorBody,
+                    StandardCharsets.UTF_8);
         }
         permit.settle(0, 0);
         permit.release(Permit.Outcome.IGNORED);
         return new BufferedResponse(status, statusText, headers, errorBody);
+    }
+
+    private static boolean isCapacitySignal(Classification classification) {
+        return switch (classification.outcome()) {
+            case RATE_LIMITED, OVERLOADED, TIMEOUT -> true;
+            default -> classification.status() == 503;
+        };
+    }
+
+    private static void calibrate(ThrottledModel model, @Nullable RateLimitSnapshot snapshot) {
+        if (snapshot != null && !snapshot.isEmpty()) {
+            model.limiter.calibrate(snapshot);
+        }
     }
 
     private ClientHttpResponse success(ThrottledModel model, LlmRequest llmRequest, Permit permit,
@@ -277,20 +284,12 @@ public final class ThrottledClient {
     }
 
     private static void countFailure(ThrottledModel model, Classification classification) {
-        switch (classification.kind()) {
+        switch (classification.outcome()) {
             case RATE_LIMITED -> model.totals.rateLimited.increment();
             case OVERLOADED -> model.totals.overloaded.increment();
             default -> {
             }
         }
-    }
-
-    private static HttpStatusCodeException statusException(HttpStatusCode status, String statusText,
-            HttpHeaders headers, byte[] body) {
-        if (status.is4xxClientError()) {
-            return HttpClientErrorException.create(status, statusText, headers, body, StandardCharsets.UTF_8);
-        }
-        return HttpServerErrorException.create(status, statusText, headers, body, StandardCharsets.UTF_8);
     }
 
     private static byte[] readAtMost(InputStream in, int max) throws IOException {

@@ -80,7 +80,7 @@ public final class RequestBodyReader {
     private static @Nullable Long longValue(JsonParser parser, JsonToken value, @Nullable Long current) {
         if (value == JsonToken.VALUE_NUMBER_INT) {
             long tokens = parser.getLongValue();
-            return (tokens >= 0) ? tokens : current;
+            return (tokens >= 0) ? Long.valueOf(tokens) : current;
         }
         parser.skipChildren();
         return current;

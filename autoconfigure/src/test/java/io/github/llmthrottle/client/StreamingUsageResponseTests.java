@@ -1,0 +1,143 @@
+package io.github.llmthrottle.client;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.provider.UsageReader;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.ClientHttpResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StreamingUsageResponseTests {
+
+    private static final String ANTHROPIC_STREAM = """
+            event: message_start
+            data: {"type":"message_start","message":{"id":"msg_4Q","type":"message","role":"assistant","content":[],"model":"claude-3-opus-latest","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":11,"output_tokens":1}}}
+
+            event: content_block_start
+            data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+            event: ping
+            data: {"type": "ping"}
+
+            event: content_block_delta
+            data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}
+
+            event: content_block_stop
+            data: {"type":"content_block_stop","index":0}
+
+            event: message_delta
+            data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":6}}
+
+            event: message_stop
+            data: {"type":"message_stop"}
+
+            """;
+
+    private final List<StreamingUsageResponse.Outcome> outcomes = new ArrayList<>();
+
+    @Test
+    void anthropicStreamSettlesInputFromMessageStartAndCumulativeOutputFromLastDelta() throws IOException {
+        StreamingUsageResponse response = response(ANTHROPIC_STREAM);
+        String body = new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(body).isEqualTo(ANTHROPIC_STREAM);
+        response.close();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
+            assertThat(outcome.usage()).isEqualTo(new Usage(11, 6));
+            assertThat(outcome.errorType()).isNull();
+            assertThat(outcome.complete()).isTrue();
+        });
+    }
+
+    @Test
+    void openAiFinalUsageChunkIsRead() throws IOException {
+        String stream = """
+                data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":null}
+
+                data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}
+
+                data: [DONE]
+
+                """;
+        StreamingUsageResponse response = response(stream);
+        response.getBody().readAllBytes();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.usage()).isEqualTo(new Usage(9, 3)));
+    }
+
+    @Test
+    void errorEventInsideA200StreamIsReported() throws IOException {
+        String stream = """
+                event: message_start
+                data: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}
+
+                event: error
+                data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+
+                """;
+        StreamingUsageResponse response = response(stream);
+        response.getBody().readAllBytes();
+        response.close();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
+            assertThat(outcome.errorType()).isEqualTo("overloaded_error");
+            assertThat(outcome.usage()).isEqualTo(new Usage(5, 1));
+        });
+    }
+
+    @Test
+    void closingBeforeTheEndReportsAnIncompleteStreamOnce() throws IOException {
+        StreamingUsageResponse response = response(ANTHROPIC_STREAM);
+        response.getBody().readNBytes(100);
+        response.close();
+        response.close();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.complete()).isFalse());
+    }
+
+    private StreamingUsageResponse response(String body) {
+        return new StreamingUsageResponse(new FixedResponse(body), new UsageReader(), this.outcomes::add);
+    }
+
+    private static final class FixedResponse implements ClientHttpResponse {
+
+        private final InputStream body;
+
+        FixedResponse(String body) {
+            this.body = new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public HttpStatusCode getStatusCode() {
+            return HttpStatus.OK;
+        }
+
+        @Override
+        public String getStatusText() {
+            return "OK";
+        }
+
+        @Override
+        public HttpHeaders getHeaders() {
+            return new HttpHeaders();
+        }
+
+        @Override
+        public InputStream getBody() {
+            return this.body;
+        }
+
+        @Override
+        public void close() {
+        }
+
+    }
+
+}

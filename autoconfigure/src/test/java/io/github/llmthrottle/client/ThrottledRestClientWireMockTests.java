@@ -1,0 +1,300 @@
+package io.github.llmthrottle.client;
+
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.RetriesExhaustedException;
+import io.github.llmthrottle.RetryAfterTooLongException;
+import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.time.Sleeper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.RestClient;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.ok;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The throttled {@code RestClient} bean against a real HTTP server on loopback, with scripted
+ * 429/529/503 sequences and real headers. Sleeps are recorded instead of slept.
+ */
+class ThrottledRestClientWireMockTests {
+
+    private static final String BODY = """
+            {"model":"claude-opus-4-7","max_tokens":64,"messages":[{"role":"user","content":"Hello"}]}""";
+
+    private static final String SUCCESS = """
+            {"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Hi"}],
+             "model":"claude-opus-4-7","stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":2}}""";
+
+    private static final String RATE_LIMITED = """
+            {"type":"error","error":{"type":"rate_limit_error","message":"Number of input tokens has exceeded the per-minute rate limit."},"request_id":"req_1"}""";
+
+    private static final String OVERLOADED = """
+            {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_2"}""";
+
+    private final WireMockServer server = new WireMockServer(wireMockConfig().dynamicPort());
+
+    private final WireMockServer otherServer = new WireMockServer(wireMockConfig().dynamicPort());
+
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void start() {
+        this.server.start();
+        this.otherServer.start();
+        RecordingSleeper.SLEEPS.clear();
+        this.runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
+                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
+            .withUserConfiguration(RecordingSleeper.class)
+            .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
+                    "llm.throttle.clients.anthropic.base-url=http://localhost:" + this.server.port(),
+                    "llm.throttle.clients.anthropic.api-key=test-key",
+                    "llm.throttle.clients.anthropic.default-model=claude-opus-4-7",
+                    "llm.throttle.retry.jitter=none");
+    }
+
+    @AfterEach
+    void stop() {
+        this.server.stop();
+        this.otherServer.stop();
+    }
+
+    @Test
+    void rateLimitedThenOverloadedThenOkSucceedsAfterTheServersWait() {
+        script(aResponse().withStatus(429).withHeader("retry-after", "1").withBody(RATE_LIMITED),
+                aResponse().withStatus(529).withBody(OVERLOADED), okJson());
+        this.runner.run((context) -> {
+            String answer = call(context.getBean("anthropicRestClient", RestClient.class));
+            assertThat(answer).contains("msg_1");
+            this.server.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
+            this.server.verify(3, postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("test-key"))
+                .withHeader("anthropic-version", equalTo("2023-06-01")));
+            // the server's 1 s wins; then back-off (500 ms, jitter none) for the 529 without retry-after
+            assertThat(RecordingSleeper.SLEEPS).hasSize(2);
+            assertThat(RecordingSleeper.SLEEPS.get(0)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(RecordingSleeper.SLEEPS.get(1)).isEqualTo(Duration.ofMillis(1000));
+        });
+    }
+
+    @Test
+    void unauthorizedIsSentOnceAndSurfacesAsSpringsException() {
+        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(401)
+            .withBody("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}")));
+        this.runner.run((context) -> {
+            assertThatExceptionOfType(HttpClientErrorException.Unauthorized.class)
+                .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)))
+                .satisfies((ex) -> assertThat(ex.getResponseBodyAsString()).contains("authentication_error"));
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThat(RecordingSleeper.SLEEPS).isEmpty();
+        });
+    }
+
+    @Test
+    void badRequestIsSentOnceEvenWithARetryAfter() {
+        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(400)
+            .withHeader("retry-after", "Fri, 29 Sep 100000 16:26:57 GMT")
+            .withHeader("x-should-retry", "false")
+            .withBody("{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}")));
+        this.runner.run((context) -> {
+            assertThatExceptionOfType(HttpClientErrorException.BadRequest.class)
+                .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)));
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    @Test
+    void anthropicSpendCap429IsSentOnce() {
+        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(429)
+            .withHeader("x-should-retry", "true")
+            .withBody("""
+                    {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage limits.",
+                     "details":{"error_code":"enforced_spend_limit_reached"}},"request_id":"req_018E"}""")));
+        this.runner.run((context) -> {
+            assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
+                .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)));
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    @Test
+    void openAiInsufficientQuota429IsSentOnce() {
+        this.server.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(429)
+            .withBody("""
+                    {"error":{"message":"You exceeded your current quota, please check your plan and billing details.",
+                     "type":"insufficient_quota","param":null,"code":"insufficient_quota"}}""")));
+        this.runner.withPropertyValues("llm.throttle.clients.anthropic.provider=openai").run((context) -> {
+            RestClient client = context.getBean("anthropicRestClient", RestClient.class);
+            assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
+                .isThrownBy(() -> client.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                    .body("{\"model\":\"gpt-4o\",\"messages\":[]}").retrieve().body(String.class));
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/chat/completions"))
+                .withHeader("Authorization", equalTo("Bearer test-key")));
+        });
+    }
+
+    @Test
+    void retryAfterMsBeatsRetryAfter() {
+        script(aResponse().withStatus(429).withHeader("retry-after-ms", "50").withHeader("retry-after", "2")
+            .withBody(RATE_LIMITED), okJson());
+        this.runner.run((context) -> {
+            call(context.getBean("anthropicRestClient", RestClient.class));
+            assertThat(RecordingSleeper.SLEEPS).singleElement()
+                .satisfies((sleep) -> assertThat(sleep).isBetween(Duration.ofMillis(50), Duration.ofMillis(100)));
+        });
+    }
+
+    @Test
+    void httpDateInTheFutureIsWaitedFor() {
+        String inFiveSeconds = DateTimeFormatter.RFC_1123_DATE_TIME
+            .format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(5).withNano(0));
+        script(aResponse().withStatus(503).withHeader("retry-after", inFiveSeconds), okJson());
+        this.runner.run((context) -> {
+            call(context.getBean("anthropicRestClient", RestClient.class));
+            assertThat(RecordingSleeper.SLEEPS).singleElement()
+                .satisfies((sleep) -> assertThat(sleep.toMillis()).isCloseTo(4500, within(1600L)));
+        });
+    }
+
+    @Test
+    void httpDateInThePastRetriesAtOnce() {
+        script(aResponse().withStatus(503).withHeader("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"), okJson());
+        this.runner.run((context) -> {
+            call(context.getBean("anthropicRestClient", RestClient.class));
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThat(RecordingSleeper.SLEEPS).singleElement()
+                .satisfies((sleep) -> assertThat(sleep).isLessThan(Duration.ofMillis(100)));
+        });
+    }
+
+    @Test
+    void anHourLongRetryAfterFailsFast() {
+        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(429).withHeader("retry-after", "3600")
+            .withBody(RATE_LIMITED)));
+        this.runner.run((context) -> {
+            assertThatExceptionOfType(RetryAfterTooLongException.class)
+                .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)))
+                .satisfies((ex) -> {
+                    assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofHours(1));
+                    assertThat(ex.getClient()).isEqualTo("anthropic");
+                    assertThat(ex.getModel()).isEqualTo("claude-opus-4-7");
+                    assertThat(ex.getMessage()).contains("3600s").contains("max-retry-after");
+                });
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThat(RecordingSleeper.SLEEPS).isEmpty();
+        });
+    }
+
+    @Test
+    void connectionResetThenOkSucceeds() {
+        script(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER), okJson());
+        this.runner.run((context) -> {
+            assertThat(call(context.getBean("anthropicRestClient", RestClient.class))).contains("msg_1");
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    @Test
+    void retriesExhaustedCarryTheLastFailureAsCause() {
+        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(529).withBody(OVERLOADED)));
+        this.runner.withPropertyValues("llm.throttle.retry.max-retries=2").run((context) -> {
+            assertThatExceptionOfType(RetriesExhaustedException.class)
+                .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)))
+                .satisfies((ex) -> {
+                    assertThat(ex).isInstanceOf(LlmThrottleException.class);
+                    assertThat(ex.getCause()).isInstanceOf(HttpServerErrorException.class);
+                    assertThat(((HttpServerErrorException) ex.getCause()).getStatusCode().value()).isEqualTo(529);
+                });
+            this.server.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThat(RecordingSleeper.SLEEPS).containsExactly(Duration.ofMillis(500), Duration.ofMillis(1000));
+        });
+    }
+
+    @Test
+    void otherRestClientsToAConfiguredHostAreThrottledButOtherHostsAreUntouched() {
+        script(aResponse().withStatus(503), okJson());
+        this.otherServer.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(503)));
+        this.runner.run((context) -> {
+            RestClient.Builder builder = context.getBean(RestClient.Builder.class);
+            RestClient plain = builder.build();
+            String answer = plain.post()
+                .uri("http://localhost:" + this.server.port() + "/v1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(BODY)
+                .retrieve()
+                .body(String.class);
+            assertThat(answer).contains("msg_1");
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class)
+                .isThrownBy(() -> plain.post()
+                    .uri("http://localhost:" + this.otherServer.port() + "/v1/messages")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(BODY)
+                    .retrieve()
+                    .body(String.class));
+            this.otherServer.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    private com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder okJson() {
+        return ok(SUCCESS).withHeader("Content-Type", "application/json");
+    }
+
+    private void script(com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder... responses) {
+        String state = Scenario.STARTED;
+        for (int i = 0; i < responses.length; i++) {
+            String next = (i == responses.length - 1) ? state : "step-" + (i + 1);
+            this.server.stubFor(post("/v1/messages").inScenario("script")
+                .whenScenarioStateIs(state)
+                .willReturn(responses[i])
+                .willSetStateTo(next));
+            state = next;
+        }
+    }
+
+    private static String call(RestClient client) {
+        return client.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON).body(BODY).retrieve()
+            .body(String.class);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class RecordingSleeper {
+
+        static final List<Duration> SLEEPS = new CopyOnWriteArrayList<>();
+
+        @Bean
+        Sleeper recordingSleeper() {
+            return SLEEPS::add;
+        }
+
+    }
+
+}

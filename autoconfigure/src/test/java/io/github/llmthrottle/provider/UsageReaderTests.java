@@ -1,0 +1,46 @@
+package io.github.llmthrottle.provider;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class UsageReaderTests {
+
+    private final UsageReader reader = new UsageReader();
+
+    @Test
+    void anthropicUsageCountsCacheWritesButNotCacheReads() {
+        assertThat(read("""
+                {"id":"msg_1","type":"message","usage":{"input_tokens":100,"cache_creation_input_tokens":20,
+                 "cache_read_input_tokens":500,"output_tokens":42}}
+                """)).isEqualTo(new Usage(120, 42));
+    }
+
+    @Test
+    void openAiUsageReadsPromptAndCompletionTokens() {
+        assertThat(read("""
+                {"object":"chat.completion","usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}
+                """)).isEqualTo(new Usage(11, 7));
+    }
+
+    @Test
+    void anthropicMessageStartEventCarriesUsageInsideMessage() {
+        assertThat(read("""
+                {"type":"message_start","message":{"id":"msg","usage":{"input_tokens":11,"output_tokens":1}}}
+                """)).isEqualTo(new Usage(11, 1));
+    }
+
+    @Test
+    void bodiesWithoutUsageGiveNull() {
+        assertThat(read("{\"usage\":null}")).isNull();
+        assertThat(read("{\"type\":\"ping\"}")).isNull();
+        assertThat(read("<html>oops</html>")).isNull();
+    }
+
+    private Usage read(String json) {
+        return this.reader.read(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+}
