@@ -1,0 +1,419 @@
+package io.github.llmthrottle.test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+import io.github.llmthrottle.test.StatsRecorder.Outcome;
+
+/**
+ * Serves one HTTP exchange: routing, authentication, validation, faults, admission, and the
+ * (streamed or complete) response.
+ */
+final class SimulatorHandler implements HttpHandler {
+
+    private final LlmSimulator simulator;
+
+    SimulatorHandler(LlmSimulator simulator) {
+        this.simulator = simulator;
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+        boolean drop = false;
+        try {
+            route(exchange);
+        }
+        catch (DropConnection ex) {
+            drop = true;
+        }
+        catch (RuntimeException ex) {
+            if (exchange.getResponseCode() == -1) {
+                send(exchange, 500, "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Simulator error: "
+                        + ex.getClass().getSimpleName() + "\"}}", new LinkedHashMap<>());
+            }
+            else {
+                drop = true;
+            }
+        }
+        finally {
+            if (!drop) {
+                exchange.close();
+            }
+        }
+        if (drop) {
+            // The server closes the connection when the handler fails, without a response or without the
+            // final chunk of a streamed body, so the client sees an IOException.
+            throw new DropConnection();
+        }
+    }
+
+    private void route(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        Dialect dialect;
+        boolean countTokens = false;
+        switch (path) {
+            case "/v1/messages" -> dialect = Dialect.ANTHROPIC;
+            case "/v1/messages/count_tokens" -> {
+                dialect = Dialect.ANTHROPIC;
+                countTokens = true;
+            }
+            case "/v1/chat/completions", "/chat/completions" -> dialect = Dialect.OPENAI;
+            default -> {
+                Dialect guess = (path.contains("chat") || path.contains("completions")
+                        || (exchange.getRequestHeaders().getFirst("x-api-key") == null
+                                && exchange.getRequestHeaders().getFirst("authorization") != null)) ? Dialect.OPENAI
+                                        : Dialect.ANTHROPIC;
+                exchange.getRequestBody().readAllBytes();
+                ErrorSpec notFound = guess.error(404);
+                sendError(exchange, guess, guess.newRequestId(), new ErrorSpec(404, notFound.type(), notFound.code(),
+                        (guess == Dialect.ANTHROPIC) ? "Not Found" : "Invalid URL (POST " + path + ")"), null,
+                        new LinkedHashMap<>());
+                return;
+            }
+        }
+        byte[] bytes = exchange.getRequestBody().readAllBytes();
+        String requestId = dialect.newRequestId();
+        if (!"POST".equalsIgnoreCase(exchange.getRequestMethod())) {
+            ErrorSpec error = dialect.error(405);
+            sendError(exchange, dialect, requestId, new ErrorSpec(405, error.type(), null, "Method Not Allowed"), null,
+                    new LinkedHashMap<>());
+            return;
+        }
+        StatsRecorder stats = this.simulator.recorder();
+        String apiKey = apiKey(exchange);
+        Boolean missing = this.simulator.rejectKey(apiKey);
+        if (missing != null) {
+            if (!countTokens) {
+                stats.attempt(null);
+                stats.outcome(null, Outcome.OTHER_ERROR);
+            }
+            sendError(exchange, dialect, requestId, dialect.unauthorized(missing), null, new LinkedHashMap<>());
+            return;
+        }
+        JsonNode body;
+        try {
+            body = Dialect.JSON.readTree(bytes);
+        }
+        catch (JacksonException ex) {
+            body = null;
+        }
+        if (body == null || !body.isObject()) {
+            if (!countTokens) {
+                stats.attempt(null);
+                stats.outcome(null, Outcome.OTHER_ERROR);
+            }
+            sendError(exchange, dialect, requestId, dialect.unparseable(), null, new LinkedHashMap<>());
+            return;
+        }
+        if (countTokens) {
+            try {
+                int tokens = ((AnthropicDialect) dialect).countTokens(body);
+                Map<String, String> headers = new LinkedHashMap<>();
+                headers.put(dialect.requestIdHeader(), requestId);
+                this.simulator.overrideHeaders(headers);
+                send(exchange, 200, "{\"input_tokens\":" + tokens + "}", headers);
+            }
+            catch (InvalidRequest ex) {
+                sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
+            }
+            return;
+        }
+        SimRequest request;
+        try {
+            request = dialect.parse(body, apiKey);
+        }
+        catch (InvalidRequest ex) {
+            stats.attempt(null);
+            stats.outcome(null, Outcome.OTHER_ERROR);
+            sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
+            return;
+        }
+        String model = request.model();
+        stats.attempt(model);
+        int forModel = this.simulator.enter(model);
+        int global = this.simulator.enterGlobal();
+        stats.inFlight(model, global, forModel);
+        try {
+            serve(exchange, request, requestId, global, forModel);
+        }
+        finally {
+            this.simulator.exit(model);
+        }
+    }
+
+    private void serve(HttpExchange exchange, SimRequest request, String requestId, int global, int forModel)
+            throws IOException {
+        Dialect dialect = request.dialect();
+        String model = request.model();
+        StatsRecorder stats = this.simulator.recorder();
+        Fault fault = this.simulator.pollScript(model);
+        boolean scripted = fault != null;
+        if (fault == null || fault.isOk()) {
+            Fault override = this.simulator.activeOutage(model);
+            if (override == null) {
+                LlmSimulator.ConcurrencyLimit cap = this.simulator.exceededConcurrency(model, global, forModel);
+                if (cap != null) {
+                    sendError(exchange, request, requestId, dialect.concurrencyExceeded(cap.status(), cap.max()), null,
+                            (fault != null) ? fault : Fault.ok());
+                    return;
+                }
+                if (!scripted) {
+                    override = this.simulator.randomFault(model);
+                }
+            }
+            if (override != null) {
+                fault = override;
+            }
+        }
+        if (fault == null) {
+            fault = Fault.ok();
+        }
+        pause(fault.delayValue());
+        Fault.Kind kind = fault.kind();
+        if (!request.stream() && kind == Fault.Kind.STREAM_ERROR) {
+            kind = Fault.Kind.OVERLOADED;
+        }
+        if (!request.stream() && kind == Fault.Kind.STREAM_CUT) {
+            kind = Fault.Kind.RESET;
+        }
+        switch (kind) {
+            case RESET -> {
+                stats.outcome(model, Outcome.RESET);
+                throw new DropConnection();
+            }
+            case ERROR -> {
+                sendError(exchange, request, requestId, dialect.error(fault.status()).withOverrides(fault), null, fault);
+                return;
+            }
+            case OVERLOADED -> {
+                sendError(exchange, request, requestId, dialect.overloaded().withOverrides(fault), null, fault);
+                return;
+            }
+            case QUOTA -> {
+                sendError(exchange, request, requestId,
+                        dialect.quotaExceeded(this.simulator.now()).withOverrides(fault), null, fault);
+                return;
+            }
+            default -> {
+                // OK, STREAM_ERROR and STREAM_CUT go through admission
+            }
+        }
+        RateLimiter.Key key = new RateLimiter.Key(request.apiKey(), model);
+        RateLimiter.Rejection rejection = this.simulator.limiter().tryAdmit(key, dialect.demand(request));
+        if (rejection != null) {
+            String retryAfter = rejection.neverFits() ? null
+                    : Long.toString(Math.max(1, (rejection.nanosToWait() + 999_999_999L) / 1_000_000_000L));
+            sendError(exchange, request, requestId, dialect.rateLimited(rejection, model), retryAfter, fault);
+            return;
+        }
+        long second = this.simulator.now().getEpochSecond();
+        stats.admitted(model, second, request.inputTokens());
+        int ceiling = request.outputCeiling();
+        int wanted = this.simulator.outputTokens().outputTokens(model, request.inputTokens(), ceiling);
+        int output = Math.max(1, Math.min(ceiling, wanted));
+        boolean maxed = wanted >= ceiling;
+        if (request.stream()) {
+            stream(exchange, request, requestId, key, fault, kind, second, output, maxed);
+        }
+        else {
+            complete(exchange, request, requestId, key, fault, second, output, maxed);
+        }
+    }
+
+    private void complete(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key,
+            Fault fault, long second, int output, boolean maxed) throws IOException {
+        Dialect dialect = request.dialect();
+        try {
+            pause(this.simulator.baseLatency().plus(this.simulator.perTokenLatency().multipliedBy(output)));
+        }
+        catch (DropConnection ex) {
+            settle(request, key, second, 0, Outcome.RESET);
+            throw ex;
+        }
+        dialect.settle(this.simulator.limiter(), key, request, output);
+        this.simulator.recorder().output(request.model(), second, output);
+        Instant now = this.simulator.now();
+        String body = dialect.completion(request, dialect.newMessageId(), now, Dialect.text(0, output), output, maxed);
+        Map<String, String> headers = headers(request, requestId, null, fault);
+        // Recorded before the client can see the response, so that stats read right after it are complete.
+        this.simulator.recorder().outcome(request.model(), Outcome.SUCCESS);
+        send(exchange, 200, body, headers);
+    }
+
+    private void stream(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key,
+            Fault fault, Fault.Kind kind, long second, int output, boolean maxed) throws IOException {
+        Dialect dialect = request.dialect();
+        StatsRecorder stats = this.simulator.recorder();
+        boolean trigger = kind == Fault.Kind.STREAM_ERROR || kind == Fault.Kind.STREAM_CUT;
+        int emitted = 0;
+        boolean settled = false;
+        try {
+            Map<String, String> headers = headers(request, requestId, null, fault);
+            headers.putIfAbsent("content-type", "text/event-stream; charset=utf-8");
+            headers.putIfAbsent("cache-control", "no-cache");
+            apply(exchange.getResponseHeaders(), headers);
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            String id = dialect.newMessageId();
+            Instant now = this.simulator.now();
+            write(out, dialect.streamStart(request, id, now));
+            pause(this.simulator.baseLatency());
+            int deltas = 0;
+            int perEvent = this.simulator.tokensPerEvent();
+            while (emitted < output && !(trigger && deltas == fault.afterEvents())) {
+                int tokens = Math.min(perEvent, output - emitted);
+                pause(this.simulator.perTokenLatency().multipliedBy(tokens));
+                write(out, List.of(dialect.streamDelta(request, id, now, Dialect.text(emitted, tokens), deltas == 0)));
+                emitted += tokens;
+                deltas++;
+            }
+            if (kind == Fault.Kind.STREAM_CUT) {
+                throw new DropConnection();
+            }
+            // Settled and recorded before the last events, so that buckets and stats read right after the
+            // stream ends are complete.
+            settled = true;
+            settle(request, key, second, emitted, Outcome.SUCCESS);
+            if (kind == Fault.Kind.STREAM_ERROR) {
+                stats.streamError(request.model());
+                write(out, List.of(dialect.streamError()));
+            }
+            else {
+                write(out, dialect.streamEnd(request, id, now, emitted, maxed));
+            }
+        }
+        catch (IOException ex) {
+            // The client went away mid-stream.
+            throw new DropConnection();
+        }
+        finally {
+            if (!settled) {
+                settle(request, key, second, emitted, Outcome.RESET);
+            }
+        }
+    }
+
+    private void settle(SimRequest request, RateLimiter.Key key, long second, int emitted, Outcome outcome) {
+        request.dialect().settle(this.simulator.limiter(), key, request, emitted);
+        this.simulator.recorder().output(request.model(), second, emitted);
+        this.simulator.recorder().outcome(request.model(), outcome);
+    }
+
+    private static void write(OutputStream out, List<String> events) throws IOException {
+        for (String event : events) {
+            out.write(event.getBytes(StandardCharsets.UTF_8));
+        }
+        out.flush();
+    }
+
+    private Map<String, String> headers(@Nullable SimRequest request, String requestId, @Nullable String retryAfter,
+            @Nullable Fault fault) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (request != null) {
+            Dialect dialect = request.dialect();
+            headers.put(dialect.requestIdHeader(), requestId);
+            headers.putAll(dialect.rateLimitHeaders(
+                    this.simulator.limiter().levels(new RateLimiter.Key(request.apiKey(), request.model())),
+                    this.simulator.now(), this.simulator.roundRemaining()));
+        }
+        if (retryAfter != null) {
+            headers.put("retry-after", retryAfter);
+        }
+        this.simulator.overrideHeaders(headers);
+        if (fault != null) {
+            if (fault.retryAfterValue() != null) {
+                headers.put("retry-after", fault.retryAfterValue());
+            }
+            fault.headers().forEach((name, value) -> {
+                if (value == null) {
+                    headers.remove(name);
+                }
+                else {
+                    headers.put(name, value);
+                }
+            });
+        }
+        return headers;
+    }
+
+    private void sendError(HttpExchange exchange, SimRequest request, String requestId, ErrorSpec error,
+            @Nullable String retryAfter, Fault fault) throws IOException {
+        Map<String, String> headers = headers(request, requestId, retryAfter, fault);
+        this.simulator.recorder().outcome(request.model(), StatsRecorder.outcomeOf(error.status()));
+        send(exchange, error.status(), request.dialect().errorBody(error, requestId), headers);
+    }
+
+    private void sendError(HttpExchange exchange, Dialect dialect, String requestId, ErrorSpec error,
+            @Nullable String retryAfter, Map<String, String> headers) throws IOException {
+        headers.put(dialect.requestIdHeader(), requestId);
+        if (retryAfter != null) {
+            headers.put("retry-after", retryAfter);
+        }
+        this.simulator.overrideHeaders(headers);
+        send(exchange, error.status(), dialect.errorBody(error, requestId), headers);
+    }
+
+    private static void send(HttpExchange exchange, int status, String body, Map<String, String> headers)
+            throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        headers.putIfAbsent("content-type", "application/json");
+        apply(exchange.getResponseHeaders(), headers);
+        exchange.sendResponseHeaders(status, (bytes.length == 0) ? -1 : bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    private static void apply(Headers target, Map<String, String> headers) {
+        headers.forEach(target::set);
+    }
+
+    private static String apiKey(HttpExchange exchange) {
+        String key = exchange.getRequestHeaders().getFirst("x-api-key");
+        if (key != null && !key.isBlank()) {
+            return key.trim();
+        }
+        String authorization = exchange.getRequestHeaders().getFirst("authorization");
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return authorization.substring(7).trim();
+        }
+        return "";
+    }
+
+    private static void pause(Duration duration) {
+        if (duration.isZero() || duration.isNegative()) {
+            return;
+        }
+        try {
+            Thread.sleep(duration.toMillis(), (int) (duration.toNanos() % 1_000_000L));
+        }
+        catch (InterruptedException ex) {
+            // The simulator is closing.
+            Thread.currentThread().interrupt();
+            throw new DropConnection();
+        }
+    }
+
+    /** Ends an exchange by closing its connection without a (complete) response. */
+    static final class DropConnection extends RuntimeException {
+
+        DropConnection() {
+            super("Connection dropped by the simulator", null, false, false);
+        }
+
+    }
+
+}
