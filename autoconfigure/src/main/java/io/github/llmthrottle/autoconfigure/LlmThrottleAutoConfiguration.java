@@ -2,7 +2,10 @@ package io.github.llmthrottle.autoconfigure;
 
 import java.time.Clock;
 
+import io.github.llmthrottle.client.CompositeThrottleObserver;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.TenantResolver;
+import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.client.ThrottledRestClientFactory;
 import io.github.llmthrottle.client.ThrottlingInterceptor;
@@ -12,7 +15,6 @@ import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
-import io.github.llmthrottle.retry.RetryListener;
 import io.github.llmthrottle.time.Sleeper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -76,9 +78,11 @@ public final class LlmThrottleAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
-            TokenEstimator tokenEstimator, Sleeper sleeper, ObjectProvider<RetryListener> retryListener) {
-        return LlmThrottleRegistry.create(settings, limiters, tokenEstimator, Clock.systemUTC(), sleeper,
-                retryListener.getIfAvailable(() -> RetryListener.NONE));
+            TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, Sleeper sleeper,
+            ObjectProvider<ThrottleObserver> observers) {
+        return LlmThrottleRegistry.create(settings, limiters, tokenEstimator,
+                tenantResolver.getIfAvailable(() -> TenantResolver.NONE), Clock.systemUTC(), sleeper,
+                new CompositeThrottleObserver(observers.orderedStream().toList()));
     }
 
     @Bean

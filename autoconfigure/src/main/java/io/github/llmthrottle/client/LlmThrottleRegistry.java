@@ -15,7 +15,6 @@ import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryEngine;
-import io.github.llmthrottle.retry.RetryListener;
 import io.github.llmthrottle.time.Sleeper;
 
 import org.jspecify.annotations.Nullable;
@@ -50,19 +49,21 @@ public final class LlmThrottleRegistry {
      * @param limiters admission control of every client and model
      * @param estimator estimates input tokens before a call
      * @param clock the clock
+     * @param tenantResolver resolves the tenant of requests made outside a {@code @Throttled} method
      * @param sleeper sleeps between retries
-     * @param retryListener observes retries
+     * @param observer observes calls, attempts and retries
      * @return the registry
      */
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
-            TokenEstimator estimator, Clock clock, Sleeper sleeper, RetryListener retryListener) {
+            TokenEstimator estimator, TenantResolver tenantResolver, Clock clock, Sleeper sleeper,
+            ThrottleObserver observer) {
         RequestBodyReader requestReader = new RequestBodyReader();
         UsageReader usageReader = new UsageReader();
         return new LlmThrottleRegistry(settings,
                 (client) -> new ThrottledClient(client, limiters,
-                        new RetryEngine(client.retry(), sleeper, ThreadLocalRandom.current(), retryListener),
-                        new ResponseClassifier(client.provider(), clock), estimator, requestReader, usageReader,
-                        clock));
+                        new RetryEngine(client.retry(), sleeper, ThreadLocalRandom.current(), observer),
+                        new ResponseClassifier(client.provider(), clock), estimator, tenantResolver, observer,
+                        requestReader, usageReader, clock));
     }
 
     public ThrottleSettings getSettings() {

@@ -9,7 +9,15 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.QueueFullException;
+import io.github.llmthrottle.RetryAfterTooLongException;
+import io.github.llmthrottle.TenantQuotaExceededException;
+import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
+import io.github.llmthrottle.client.ThrottleObserver.Rejection;
+import io.github.llmthrottle.limit.DemandExceedsLimitException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.limit.AdmissionRequest;
@@ -61,11 +69,17 @@ public final class ThrottledClient {
 
     private final Clock clock;
 
+    private final TenantResolver tenantResolver;
+
+    private final ThrottleObserver observer;
+
     private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, RetryEngine retryEngine,
-            ResponseClassifier classifier, TokenEstimator estimator, RequestBodyReader requestReader,
-            UsageReader usageReader, Clock clock) {
+            ResponseClassifier classifier, TokenEstimator estimator, TenantResolver tenantResolver,
+            ThrottleObserver observer, RequestBodyReader requestReader, UsageReader usageReader, Clock clock) {
+        this.tenantResolver = tenantResolver;
+        this.observer = observer;
         this.settings = settings;
         this.limiters = limiters;
         this.retryEngine = retryEngine;
@@ -105,6 +119,7 @@ public final class ThrottledClient {
 
     ClientHttpResponse exchange(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
+        long start = System.nanoTime();
         LlmRequest llmRequest = this.requestReader.read(body);
         ThrottleContext context = ThrottleContext.current();
         if (context != null && !context.getClient().equals(this.settings.name())) {
@@ -116,27 +131,58 @@ public final class ThrottledClient {
         long inputTokens = this.estimator.estimateInputTokens(modelName, llmRequest);
         long outputTokens = (llmRequest.maxOutputTokens() != null) ? llmRequest.maxOutputTokens() : 0;
         Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
-        String tenant = (context != null) ? context.getTenant() : null;
+        String tenant = (context != null && context.getTenant() != null) ? context.getTenant()
+                : this.tenantResolver.resolveTenant(request);
         Duration maxWait = (context != null) ? context.getMaxWait() : null;
         AdmissionRequest admission = new AdmissionRequest(priority, tenant, inputTokens, outputTokens, maxWait);
         try {
             ClientHttpResponse response = this.retryEngine.execute(this.settings.name(), modelName,
                     (retryCount) -> attempt(model, llmRequest, admission, request, body, execution, retryCount));
+            boolean succeeded = response.getStatusCode().is2xxSuccessful();
+            (succeeded ? model.totals.succeeded : model.totals.failed).increment();
+            this.observer.onCall(this.settings.name(), modelName, succeeded ? CallOutcome.SUCCESS : CallOutcome.FAILED,
+                    elapsed(start));
             return response;
         }
         catch (LlmThrottleException ex) {
-            if (ex instanceof io.github.llmthrottle.QueueFullException
-                    || ex instanceof io.github.llmthrottle.AdmissionTimeoutException
-                    || ex instanceof io.github.llmthrottle.TenantQuotaExceededException) {
+            Rejection rejection = rejectionOf(ex);
+            if (rejection != null) {
                 model.totals.rejected.increment();
+                this.observer.onRejected(this.settings.name(), modelName, rejection, ex);
             }
             model.totals.failed.increment();
+            this.observer.onCall(this.settings.name(), modelName,
+                    (rejection != null) ? CallOutcome.REJECTED : CallOutcome.FAILED, elapsed(start));
             throw ex;
         }
-        catch (IOException | RuntimeException ex) {
+        catch (IOException | RuntimeException | Error ex) {
             model.totals.failed.increment();
+            this.observer.onCall(this.settings.name(), modelName, CallOutcome.FAILED, elapsed(start));
             throw ex;
         }
+    }
+
+    private static @Nullable Rejection rejectionOf(LlmThrottleException ex) {
+        if (ex instanceof QueueFullException) {
+            return Rejection.QUEUE_FULL;
+        }
+        if (ex instanceof TenantQuotaExceededException) {
+            return Rejection.TENANT_QUOTA;
+        }
+        if (ex instanceof AdmissionTimeoutException || ex instanceof DemandExceedsLimitException) {
+            return Rejection.MAX_WAIT;
+        }
+        if (ex instanceof CircuitOpenException) {
+            return Rejection.CIRCUIT_OPEN;
+        }
+        if (ex instanceof RetryAfterTooLongException) {
+            return Rejection.RETRY_AFTER_TOO_LONG;
+        }
+        return null;
+    }
+
+    private static Duration elapsed(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
     private String modelOf(LlmRequest request, @Nullable ThrottleContext context) {
@@ -155,7 +201,11 @@ public final class ThrottledClient {
         if (retryCount > 0) {
             model.totals.retries.increment();
         }
+        long queued = System.nanoTime();
         Permit permit = acquire(model, admission);
+        long sent = System.nanoTime();
+        this.observer.onAdmitted(this.settings.name(), model.name, admission.priority(),
+                Duration.ofNanos(sent - queued));
         model.totals.attempts.increment();
         ClientHttpResponse response;
         try {
@@ -164,6 +214,7 @@ public final class ThrottledClient {
         catch (IOException ex) {
             permit.settle(admission.inputTokens(), 0);
             permit.release(Permit.Outcome.DROPPED);
+            this.observer.onAttempt(this.settings.name(), model.name, Classification.Outcome.IO_ERROR, 0, elapsed(sent));
             throw ex;
         }
         catch (RuntimeException | Error ex) {
@@ -171,7 +222,7 @@ public final class ThrottledClient {
             throw ex;
         }
         try {
-            return handle(model, llmRequest, admission, permit, response);
+            return handle(model, llmRequest, admission, permit, response, sent);
         }
         catch (IOException | RuntimeException | Error ex) {
             permit.release(Permit.Outcome.IGNORED);
@@ -194,10 +245,12 @@ public final class ThrottledClient {
     }
 
     private ClientHttpResponse handle(ThrottledModel model, LlmRequest llmRequest, AdmissionRequest admission,
-            Permit permit, ClientHttpResponse response) throws IOException {
+            Permit permit, ClientHttpResponse response, long sent) throws IOException {
         HttpStatusCode status = response.getStatusCode();
         HttpHeaders headers = response.getHeaders();
         if (status.is2xxSuccessful()) {
+            this.observer.onAttempt(this.settings.name(), model.name, Classification.Outcome.SUCCESS, status.value(),
+                    elapsed(sent));
             calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()));
             return success(model, llmRequest, permit, response, status, headers);
         }
@@ -205,6 +258,8 @@ public final class ThrottledClient {
         String statusText = response.getStatusText();
         response.close();
         Classification classification = this.classifier.classify(status.value(), headers, errorBody);
+        this.observer.onAttempt(this.settings.name(), model.name, classification.outcome(), status.value(),
+                elapsed(sent));
         calibrate(model, classification.rateLimits());
         countFailure(model, classification);
         Duration serverWait = classification.serverWait();
@@ -240,7 +295,6 @@ public final class ThrottledClient {
         MediaType contentType = headers.getContentType();
         boolean eventStream = contentType != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(contentType);
         if (eventStream || llmRequest.stream()) {
-            model.totals.succeeded.increment();
             return new StreamingUsageResponse(response, this.usageReader, (outcome) -> {
                 Usage usage = outcome.usage();
                 if (usage != null) {
@@ -273,13 +327,13 @@ public final class ThrottledClient {
             recordUsage(model, llmRequest, usage);
         }
         permit.release(Permit.Outcome.SUCCESS);
-        model.totals.succeeded.increment();
         return new BufferedResponse(status, statusText, headers, body);
     }
 
     private void recordUsage(ThrottledModel model, LlmRequest llmRequest, Usage usage) {
         model.totals.inputTokens.add(usage.inputTokens());
         model.totals.outputTokens.add(usage.outputTokens());
+        this.observer.onUsage(this.settings.name(), model.name, usage);
         this.estimator.observe(model.name, llmRequest, usage.inputTokens());
     }
 

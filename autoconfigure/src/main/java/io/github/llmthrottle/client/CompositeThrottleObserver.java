@@ -1,0 +1,90 @@
+package io.github.llmthrottle.client;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.retry.Classification;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Passes every event to several observers in order; an observer that throws is logged and does
+ * not keep the others (or the call) from going on.
+ */
+public final class CompositeThrottleObserver implements ThrottleObserver {
+
+    private static final Log logger = LogFactory.getLog(CompositeThrottleObserver.class);
+
+    private final List<ThrottleObserver> observers;
+
+    public CompositeThrottleObserver(List<? extends ThrottleObserver> observers) {
+        this.observers = List.copyOf(observers);
+    }
+
+    /**
+     * Adds an observer, giving a new composite.
+     * @param observer the observer to add
+     * @return a composite of the observers so far and {@code observer}
+     */
+    public CompositeThrottleObserver with(ThrottleObserver observer) {
+        List<ThrottleObserver> all = new java.util.ArrayList<>(this.observers);
+        all.add(observer);
+        return new CompositeThrottleObserver(all);
+    }
+
+    @Override
+    public void onRetry(String client, String model, Classification classification, Duration wait, int retryCount) {
+        each((observer) -> observer.onRetry(client, model, classification, wait, retryCount));
+    }
+
+    @Override
+    public void onServerWait(String client, String model, Duration wait) {
+        each((observer) -> observer.onServerWait(client, model, wait));
+    }
+
+    @Override
+    public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+        each((observer) -> observer.onAdmitted(client, model, priority, waited));
+    }
+
+    @Override
+    public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
+        each((observer) -> observer.onAttempt(client, model, outcome, status, duration));
+    }
+
+    @Override
+    public void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+        each((observer) -> observer.onRejected(client, model, rejection, exception));
+    }
+
+    @Override
+    public void onUsage(String client, String model, Usage usage) {
+        each((observer) -> observer.onUsage(client, model, usage));
+    }
+
+    @Override
+    public void onCall(String client, String model, CallOutcome outcome, Duration duration) {
+        each((observer) -> observer.onCall(client, model, outcome, duration));
+    }
+
+    @Override
+    public void onFallback(String client, String from, String to, Throwable cause) {
+        each((observer) -> observer.onFallback(client, from, to, cause));
+    }
+
+    private void each(Consumer<ThrottleObserver> event) {
+        for (ThrottleObserver observer : this.observers) {
+            try {
+                event.accept(observer);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("ThrottleObserver " + observer.getClass().getName() + " failed; ignoring", ex);
+            }
+        }
+    }
+
+}

@@ -1,0 +1,134 @@
+package io.github.llmthrottle.client;
+
+import java.time.Duration;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.retry.Classification;
+import io.github.llmthrottle.retry.RetryListener;
+
+/**
+ * Observes what throttled clients do: admissions, attempts, retries, rejections, token usage and
+ * whole calls. Metrics, the circuit of each model and logs are observers; register a bean of this
+ * type to add one. Called on the calling thread; implementations must be fast and must not throw
+ * (an exception is logged and ignored).
+ */
+public interface ThrottleObserver extends RetryListener {
+
+    /**
+     * A call was admitted after waiting in the queue.
+     * @param client the client name
+     * @param model the model name
+     * @param priority the call's priority
+     * @param waited how long it waited for admission
+     */
+    default void onAdmitted(String client, String model, Priority priority, Duration waited) {
+    }
+
+    /**
+     * One HTTP attempt ended with a response or an I/O error.
+     * @param client the client name
+     * @param model the model name
+     * @param outcome how it ended ({@link Classification.Outcome#metricTag()} is the metric tag)
+     * @param status the HTTP status, or 0 for an I/O error
+     * @param duration how long the attempt took, admission excluded
+     */
+    default void onAttempt(String client, String model, Classification.Outcome outcome, int status,
+            Duration duration) {
+    }
+
+    /**
+     * A call was refused without (another) attempt.
+     * @param client the client name
+     * @param model the model name
+     * @param rejection why
+     * @param exception the exception the caller gets
+     */
+    default void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+    }
+
+    /**
+     * The provider reported the tokens of a call.
+     * @param client the client name
+     * @param model the model name
+     * @param usage the tokens counted
+     */
+    default void onUsage(String client, String model, Usage usage) {
+    }
+
+    /**
+     * A logical call (one request through the RestClient, retries included) ended.
+     * @param client the client name
+     * @param model the model name
+     * @param outcome how it ended
+     * @param duration how long it took, queueing and retries included
+     */
+    default void onCall(String client, String model, CallOutcome outcome, Duration duration) {
+    }
+
+    /**
+     * A {@code @Throttled} invocation was routed from one model to another.
+     * @param client the client name
+     * @param from the model that could not take the call
+     * @param to the model tried next
+     * @param cause why
+     */
+    default void onFallback(String client, String from, String to, Throwable cause) {
+    }
+
+    /** How a logical call ended ({@code llm.calls} outcome tag). */
+    enum CallOutcome {
+
+        /** A 2xx response was returned. */
+        SUCCESS("success"),
+
+        /** A non-retryable error response, retries exhausted, an I/O error or any other exception. */
+        FAILED("failed"),
+
+        /** Refused by admission or an open circuit. */
+        REJECTED("rejected");
+
+        private final String tag;
+
+        CallOutcome(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return this.tag;
+        }
+
+    }
+
+    /** Why a call was refused ({@code llm.rejections} reason tag). */
+    enum Rejection {
+
+        /** The admission queue was full. */
+        QUEUE_FULL("queue_full"),
+
+        /** The call could not be admitted within its max-wait (or could never fit). */
+        MAX_WAIT("max_wait"),
+
+        /** The tenant's own limits could not admit it. */
+        TENANT_QUOTA("tenant_quota"),
+
+        /** The model's circuit was open. */
+        CIRCUIT_OPEN("circuit_open"),
+
+        /** The server asked for a wait above max-retry-after. */
+        RETRY_AFTER_TOO_LONG("retry_after_too_long");
+
+        private final String tag;
+
+        Rejection(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return this.tag;
+        }
+
+    }
+
+}
