@@ -162,10 +162,8 @@ public final class RetryEngine {
         Duration serverWait = classification.serverWait();
         int attempts = context.getRetryCount();
         if (attempts <= this.settings.maxRetries() && isTooLong(classification)) {
-            RetryAfterTooLongException ex = new RetryAfterTooLongException(client, model, serverWait,
-                    this.settings.maxRetryAfter(), classification.status());
-            ex.addSuppressed(retryable.getFailure());
-            return ex;
+            return new RetryAfterTooLongException(client, model, serverWait, this.settings.maxRetryAfter(),
+                    classification.status(), retryable.getFailure());
         }
         Throwable failure = retryable.getFailure();
         String lastFailure = (classification.outcome() == Classification.Outcome.IO_ERROR)

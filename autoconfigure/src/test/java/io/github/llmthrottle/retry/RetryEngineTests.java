@@ -209,7 +209,7 @@ class RetryEngineTests {
             .satisfies((ex) -> {
                 assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(505));
                 assertThat(ex.getMessage()).contains("505s").contains("HTTP 429").contains("60s");
-                assertThat(ex.getSuppressed()).singleElement().isInstanceOf(HttpClientErrorException.class);
+                assertThat(ex.getCause()).isInstanceOf(HttpClientErrorException.class);
             });
         assertThat(this.retryCounts).containsExactly(0);
         assertThat(this.clock.sleeps()).isEmpty();
