@@ -251,7 +251,7 @@ public final class ThrottledClient {
         if (status.is2xxSuccessful()) {
             this.observer.onAttempt(this.settings.name(), model.name, Classification.Outcome.SUCCESS, status.value(),
                     elapsed(sent));
-            calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()));
+            calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()), permit);
             return success(model, llmRequest, permit, response, status, headers);
         }
         byte[] errorBody = readAtMost(response.getBody(), MAX_ERROR_BODY);
@@ -260,7 +260,13 @@ public final class ThrottledClient {
         Classification classification = this.classifier.classify(status.value(), headers, errorBody);
         this.observer.onAttempt(this.settings.name(), model.name, classification.outcome(), status.value(),
                 elapsed(sent));
-        calibrate(model, classification.rateLimits());
+        RateLimitSnapshot rateLimits = classification.rateLimits();
+        if (classification.outcome() == Outcome.RATE_LIMITED && rateLimits != null && !rateLimits.isEmpty()) {
+            model.limiter.calibrateRejected(rateLimits, permit);
+        }
+        else {
+            calibrate(model, rateLimits, permit);
+        }
         countFailure(model, classification);
         Duration serverWait = classification.serverWait();
         if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
@@ -284,9 +290,9 @@ public final class ThrottledClient {
         };
     }
 
-    private static void calibrate(ThrottledModel model, @Nullable RateLimitSnapshot snapshot) {
+    private static void calibrate(ThrottledModel model, @Nullable RateLimitSnapshot snapshot, Permit permit) {
         if (snapshot != null && !snapshot.isEmpty()) {
-            model.limiter.calibrate(snapshot);
+            model.limiter.calibrate(snapshot, permit);
         }
     }
 

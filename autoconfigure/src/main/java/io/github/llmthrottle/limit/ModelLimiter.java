@@ -147,6 +147,9 @@ public final class ModelLimiter implements Admission {
 
     private long sequence;
 
+    /** Tokens (and requests) admitted so far per dimension, to tell which reservations a response predates. */
+    private final long[] admittedTotal = new long[Dimension.values().length];
+
     private @Nullable Waiter timerOwner;
 
     private long nextWake = Long.MAX_VALUE;
@@ -384,8 +387,12 @@ public final class ModelLimiter implements Admission {
                 iterator.remove();
                 this.queuedByPriority[request.priority().ordinal()]--;
                 this.inFlight++;
+                for (Dimension dimension : Dimension.values()) {
+                    this.admittedTotal[dimension.ordinal()] += dimension.cost(request.inputTokens(),
+                            request.outputTokens());
+                }
                 waiter.permit = new LimiterPermit(request.inputTokens(), request.outputTokens(), charges, now,
-                        this.inFlight);
+                        this.inFlight, this.admittedTotal.clone());
                 waiter.condition.signal();
                 if (this.rampingUp) {
                     this.notBefore = saturatedAdd(now, staggerNanos());
@@ -441,6 +448,36 @@ public final class ModelLimiter implements Admission {
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
+        calibrate(snapshot, null);
+    }
+
+    /**
+     * Applies the rate-limit headers of the response to the attempt holding {@code permit}. The
+     * provider's remaining values predate the attempts admitted after this one (the provider had
+     * not seen them when it answered), so their reservations are taken off the remaining values
+     * before the buckets are pulled down; without this, a busy model would forget its newest
+     * in-flight reservations on every response and overshoot.
+     * @param snapshot the headers of one response
+     * @param permit the permit of the attempt that received the response, or {@code null}
+     */
+    public void calibrate(RateLimitSnapshot snapshot, @Nullable Permit permit) {
+        calibrate(snapshot, permit, false);
+    }
+
+    /**
+     * Applies the rate-limit headers of a 429 (rate limited) response. A remaining value of 0 is
+     * taken as exactly 0 rather than "somewhere below 500" (Anthropic rounds to the nearest
+     * thousand): the provider has just said the call does not fit, so whatever the local bucket
+     * still holds is drift (for example the transit time of the first call after the bucket was
+     * full, during which the local bucket refilled and the provider's did not).
+     * @param snapshot the headers of the 429 response
+     * @param permit the permit of the attempt that received it, or {@code null}
+     */
+    public void calibrateRejected(RateLimitSnapshot snapshot, @Nullable Permit permit) {
+        calibrate(snapshot, permit, true);
+    }
+
+    private void calibrate(RateLimitSnapshot snapshot, @Nullable Permit permit, boolean rejected) {
         this.lock.lock();
         try {
             long now = now();
@@ -457,11 +494,13 @@ public final class ModelLimiter implements Admission {
             }
             applyLimits();
             long observedAt = nanos(snapshot.observedAt());
-            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), observedAt, now);
-            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), observedAt, now);
-            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), observedAt, now);
+            long[] mark = (permit instanceof LimiterPermit limiterPermit && limiterPermit.owner() == this)
+                    ? limiterPermit.admittedMark : this.admittedTotal;
+            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), observedAt, now, mark, rejected);
+            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), observedAt, now, mark, rejected);
+            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), observedAt, now, mark, rejected);
             if (combinedOnly) {
-                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), observedAt, now);
+                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), observedAt, now, mark, rejected);
             }
             dispatch(now);
         }
@@ -476,15 +515,18 @@ public final class ModelLimiter implements Admission {
         }
     }
 
-    private void pullDown(Dimension dimension, @Nullable Long remaining, long observedAt, long now) {
+    private void pullDown(Dimension dimension, @Nullable Long remaining, long observedAt, long now, long[] mark,
+            boolean rejected) {
         TokenBucket bucket = this.buckets.get(dimension);
         if (bucket == null || remaining == null) {
             return;
         }
-        long slack = (dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
+        boolean exhausted = rejected && remaining <= 0;
+        long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
         long elapsed = Math.max(0, now - observedAt);
         long refilled = (long) Math.min((double) bucket.capacity(), (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        long target = saturatedAdd(saturatedAdd(Math.max(remaining, 0), slack), refilled);
+        long unseen = Math.max(0, this.admittedTotal[dimension.ordinal()] - mark[dimension.ordinal()]);
+        long target = Math.max(0, saturatedAdd(saturatedAdd(Math.max(remaining, 0), slack), refilled) - unseen);
         long available = bucket.availableTokens();
         if (available > target) {
             bucket.forceConsume(available - target);
@@ -805,6 +847,8 @@ public final class ModelLimiter implements Admission {
 
         private final int inFlightAtAdmission;
 
+        private final long[] admittedMark;
+
         private long inputTokens;
 
         private long outputTokens;
@@ -812,12 +856,17 @@ public final class ModelLimiter implements Admission {
         private boolean released;
 
         LimiterPermit(long inputTokens, long outputTokens, List<BucketSet.Charge> charges, long admittedAt,
-                int inFlightAtAdmission) {
+                int inFlightAtAdmission, long[] admittedMark) {
+            this.admittedMark = admittedMark;
             this.inputTokens = inputTokens;
             this.outputTokens = outputTokens;
             this.charges = charges;
             this.admittedAt = admittedAt;
             this.inFlightAtAdmission = inFlightAtAdmission;
+        }
+
+        ModelLimiter owner() {
+            return ModelLimiter.this;
         }
 
         @Override
