@@ -12,6 +12,13 @@ import java.lang.annotation.Target;
  * admitted within {@link #maxWait()}; when the call then fails for a throttling reason the next
  * model is tried, and when every model failed {@link #fallbackMethod()} is called. Inside the
  * method {@link ThrottleContext#currentModel()} names the model the invocation was routed to.
+ * <p>
+ * Throttling failures (retries exhausted, a server wait above max-retry-after, queue full,
+ * admission timeout, tenant quota, open circuit) move on to the next model; 4xx and quota errors
+ * and every other exception propagate at once. The method is intercepted by a Spring proxy: it
+ * must be a non-final, non-static, non-private method of a non-final bean class, called from
+ * another bean, and must not return a {@code CompletableFuture} or another asynchronous type.
+ * Misuses, and unknown clients or models, stop the application at startup.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)

@@ -2,6 +2,7 @@ package io.github.llmthrottle.autoconfigure;
 
 import java.time.Clock;
 
+import io.github.llmthrottle.annotation.ThrottledAnnotationBeanPostProcessor;
 import io.github.llmthrottle.client.CompositeThrottleObserver;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.TenantResolver;
@@ -18,6 +19,7 @@ import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.time.Sleeper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,6 +33,7 @@ import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfigura
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -110,6 +113,20 @@ public final class LlmThrottleAutoConfiguration {
         @Bean
         RestClientCustomizer llmThrottleRestClientCustomizer(ThrottlingInterceptor interceptor) {
             return new ThrottlingRestClientCustomizer(interceptor);
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor")
+    static class ThrottledAnnotationConfiguration {
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        @ConditionalOnMissingBean
+        static ThrottledAnnotationBeanPostProcessor llmThrottleAnnotationBeanPostProcessor(
+                ObjectProvider<LlmThrottleRegistry> registry) {
+            return new ThrottledAnnotationBeanPostProcessor(registry::getObject);
         }
 
     }

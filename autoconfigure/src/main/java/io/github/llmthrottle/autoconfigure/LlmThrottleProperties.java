@@ -46,6 +46,11 @@ public class LlmThrottleProperties {
     private final Tenants tenants = new Tenants();
 
     /**
+     * Circuit breaker settings, one circuit per client and model.
+     */
+    private final Circuit circuit = new Circuit();
+
+    /**
      * Where the rate-limit buckets live: memory (this instance) or redis (shared by every
      * instance that uses the same Redis server).
      */
@@ -82,6 +87,10 @@ public class LlmThrottleProperties {
 
     public Tenants getTenants() {
         return this.tenants;
+    }
+
+    public Circuit getCircuit() {
+        return this.circuit;
     }
 
     public Store getStore() {
@@ -617,6 +626,69 @@ public class LlmThrottleProperties {
 
         public void setOutputTokensPerMinute(@Nullable Long outputTokensPerMinute) {
             this.outputTokensPerMinute = outputTokensPerMinute;
+        }
+
+    }
+
+    /**
+     * Circuit breaker settings: a model's circuit opens after consecutive overload (529), server
+     * (5xx), 408 or connection failures, fails calls fast while open (so @Throttled routes to a
+     * fallback model), then lets a few probes through.
+     */
+    public static class Circuit {
+
+        /**
+         * Whether circuits open; when false every circuit stays closed.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Consecutive failing attempts (overloaded, 5xx, 408, connection errors; not 429 rate
+         * limits or other 4xx) that open a model's circuit.
+         */
+        private int failureThreshold = 5;
+
+        /**
+         * How long an open circuit fails calls at once before it lets probe calls through.
+         */
+        private Duration openWait = Duration.ofSeconds(30);
+
+        /**
+         * Probe calls let through at once while half-open; that many successes close the circuit,
+         * one failure opens it again.
+         */
+        private int halfOpenProbes = 2;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getFailureThreshold() {
+            return this.failureThreshold;
+        }
+
+        public void setFailureThreshold(int failureThreshold) {
+            this.failureThreshold = failureThreshold;
+        }
+
+        public Duration getOpenWait() {
+            return this.openWait;
+        }
+
+        public void setOpenWait(Duration openWait) {
+            this.openWait = openWait;
+        }
+
+        public int getHalfOpenProbes() {
+            return this.halfOpenProbes;
+        }
+
+        public void setHalfOpenProbes(int halfOpenProbes) {
+            this.halfOpenProbes = halfOpenProbes;
         }
 
     }

@@ -20,6 +20,7 @@ import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
+import io.github.llmthrottle.routing.CircuitSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,7 +53,22 @@ final class ThrottleSettingsMapper {
                 overrides.put(tenant, mapped);
             }
         });
-        return new ThrottleSettings(clients, capacity, maxWait, defaultTenant, overrides);
+        return new ThrottleSettings(clients, capacity, maxWait, defaultTenant, overrides,
+                circuit(properties.getCircuit()));
+    }
+
+    private static CircuitSettings circuit(LlmThrottleProperties.Circuit circuit) {
+        if (circuit.getFailureThreshold() < 1) {
+            throw invalid("circuit.failure-threshold", circuit.getFailureThreshold(), "must be at least 1",
+                    "Use a number of consecutive failures such as 5, or set llm.throttle.circuit.enabled=false.");
+        }
+        Duration openWait = nonNegative("circuit.open-wait", circuit.getOpenWait());
+        if (circuit.getHalfOpenProbes() < 1) {
+            throw invalid("circuit.half-open-probes", circuit.getHalfOpenProbes(), "must be at least 1",
+                    "Use a small number of probe calls such as 1 to 3.");
+        }
+        return new CircuitSettings(circuit.isEnabled(), circuit.getFailureThreshold(), openWait,
+                circuit.getHalfOpenProbes());
     }
 
     private static ClientSettings client(String name, Client client, RetrySettings defaultRetry) {

@@ -63,7 +63,7 @@ public final class LlmThrottleRegistry {
                 (client) -> new ThrottledClient(client, limiters,
                         new RetryEngine(client.retry(), sleeper, ThreadLocalRandom.current(), observer),
                         new ResponseClassifier(client.provider(), clock), estimator, tenantResolver, observer,
-                        requestReader, usageReader, clock));
+                        requestReader, usageReader, settings.circuit(), clock));
     }
 
     public ThrottleSettings getSettings() {

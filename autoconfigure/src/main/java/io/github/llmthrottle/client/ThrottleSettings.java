@@ -8,6 +8,7 @@ import java.util.Map;
 import io.github.llmthrottle.limit.ClientLimits;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.TenantLimits;
+import io.github.llmthrottle.routing.CircuitSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,13 +19,28 @@ import org.jspecify.annotations.Nullable;
  * @param maxWait default longest wait for admission
  * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
  * @param tenantOverrides limits by tenant id
+ * @param circuit settings of every model's circuit
  */
 public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
-        @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides) {
+        @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides,
+        CircuitSettings circuit) {
 
     public ThrottleSettings {
         clients = Collections.unmodifiableMap(new LinkedHashMap<>(clients));
         tenantOverrides = Map.copyOf(tenantOverrides);
+    }
+
+    /**
+     * Settings with the default circuit settings.
+     * @param clients the clients by name, in configuration order
+     * @param queueCapacity waiting calls per client and model
+     * @param maxWait default longest wait for admission
+     * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
+     * @param tenantOverrides limits by tenant id
+     */
+    public ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
+            @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides) {
+        this(clients, queueCapacity, maxWait, defaultTenantLimits, tenantOverrides, CircuitSettings.DEFAULTS);
     }
 
     /**

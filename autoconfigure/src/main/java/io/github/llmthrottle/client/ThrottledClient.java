@@ -36,6 +36,8 @@ import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.retry.RetryableResponseException;
+import io.github.llmthrottle.routing.CircuitSettings;
+import io.github.llmthrottle.routing.ModelCircuit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -73,11 +75,15 @@ public final class ThrottledClient {
 
     private final ThrottleObserver observer;
 
+    private final CircuitSettings circuitSettings;
+
     private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, RetryEngine retryEngine,
             ResponseClassifier classifier, TokenEstimator estimator, TenantResolver tenantResolver,
-            ThrottleObserver observer, RequestBodyReader requestReader, UsageReader usageReader, Clock clock) {
+            ThrottleObserver observer, RequestBodyReader requestReader, UsageReader usageReader,
+            CircuitSettings circuitSettings, Clock clock) {
+        this.circuitSettings = circuitSettings;
         this.tenantResolver = tenantResolver;
         this.observer = observer;
         this.settings = settings;
@@ -114,7 +120,34 @@ public final class ThrottledClient {
      */
     public ThrottledModel model(String model) {
         return this.models.computeIfAbsent(model,
-                (name) -> new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name)));
+                (name) -> new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
+                        new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.clock)));
+    }
+
+    /**
+     * Records that a {@code @Throttled} invocation was routed away from {@code from}: counts a
+     * fallback of that model and tells the observers.
+     * @param from the model that could not take the call
+     * @param to the model tried next
+     * @param cause why
+     */
+    public void recordFallback(String from, String to, Throwable cause) {
+        model(from).totals.recordFallback();
+        this.observer.onFallback(this.settings.name(), from, to, cause);
+    }
+
+    /**
+     * Records that a {@code @Throttled} invocation refused {@code model} before calling it (its
+     * circuit was open, or admission would have taken longer than the invocation's max-wait).
+     * @param model the model refused
+     * @param rejection the exception the invocation would have seen
+     */
+    public void recordRejection(String model, LlmThrottleException rejection) {
+        Rejection reason = rejectionOf(rejection);
+        if (reason != null) {
+            model(model).totals.rejected.increment();
+            this.observer.onRejected(this.settings.name(), model, reason, rejection);
+        }
     }
 
     ClientHttpResponse exchange(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
@@ -201,6 +234,20 @@ public final class ThrottledClient {
         if (retryCount > 0) {
             model.totals.retries.increment();
         }
+        // Before admission, so that an open circuit fails fast instead of queueing; the permission
+        // gets the attempt's outcome where observers get it, or is released without one.
+        ModelCircuit.Permission circuit = model.circuit.acquire();
+        try {
+            return attempt(model, circuit, llmRequest, admission, request, body, execution);
+        }
+        finally {
+            circuit.release();
+        }
+    }
+
+    private ClientHttpResponse attempt(ThrottledModel model, ModelCircuit.Permission circuit, LlmRequest llmRequest,
+            AdmissionRequest admission, HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+            throws IOException {
         long queued = System.nanoTime();
         Permit permit = acquire(model, admission);
         long sent = System.nanoTime();
@@ -214,6 +261,7 @@ public final class ThrottledClient {
         catch (IOException ex) {
             permit.settle(admission.inputTokens(), 0);
             permit.release(Permit.Outcome.DROPPED);
+            circuit.record(Classification.Outcome.IO_ERROR);
             this.observer.onAttempt(this.settings.name(), model.name, Classification.Outcome.IO_ERROR, 0, elapsed(sent));
             throw ex;
         }
@@ -222,7 +270,7 @@ public final class ThrottledClient {
             throw ex;
         }
         try {
-            return handle(model, llmRequest, admission, permit, response, sent);
+            return handle(model, circuit, llmRequest, admission, permit, response, sent);
         }
         catch (IOException | RuntimeException | Error ex) {
             permit.release(Permit.Outcome.IGNORED);
@@ -244,11 +292,12 @@ public final class ThrottledClient {
         }
     }
 
-    private ClientHttpResponse handle(ThrottledModel model, LlmRequest llmRequest, AdmissionRequest admission,
-            Permit permit, ClientHttpResponse response, long sent) throws IOException {
+    private ClientHttpResponse handle(ThrottledModel model, ModelCircuit.Permission circuit, LlmRequest llmRequest,
+            AdmissionRequest admission, Permit permit, ClientHttpResponse response, long sent) throws IOException {
         HttpStatusCode status = response.getStatusCode();
         HttpHeaders headers = response.getHeaders();
         if (status.is2xxSuccessful()) {
+            circuit.record(Classification.Outcome.SUCCESS);
             this.observer.onAttempt(this.settings.name(), model.name, Classification.Outcome.SUCCESS, status.value(),
                     elapsed(sent));
             calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()), permit);
@@ -258,6 +307,7 @@ public final class ThrottledClient {
         String statusText = response.getStatusText();
         response.close();
         Classification classification = this.classifier.classify(status.value(), headers, errorBody);
+        circuit.record(classification.outcome());
         this.observer.onAttempt(this.settings.name(), model.name, classification.outcome(), status.value(),
                 elapsed(sent));
         RateLimitSnapshot rateLimits = classification.rateLimits();
@@ -369,9 +419,12 @@ public final class ThrottledClient {
 
         private final ModelTotals totals = new ModelTotals();
 
-        ThrottledModel(String name, ModelLimiter limiter) {
+        private final ModelCircuit circuit;
+
+        ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit) {
             this.name = name;
             this.limiter = limiter;
+            this.circuit = circuit;
         }
 
         public String getName() {
@@ -384,6 +437,14 @@ public final class ThrottledClient {
 
         public ModelTotals getTotals() {
             return this.totals;
+        }
+
+        /**
+         * The circuit of this client and model.
+         * @return the circuit
+         */
+        public ModelCircuit getCircuit() {
+            return this.circuit;
         }
 
     }

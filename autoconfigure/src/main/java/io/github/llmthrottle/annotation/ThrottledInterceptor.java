@@ -1,0 +1,49 @@
+package io.github.llmthrottle.annotation;
+
+import java.lang.reflect.Method;
+
+import io.github.llmthrottle.routing.ModelRouter.Recovery;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Routes each invocation of a {@code @Throttled} method over its models with the method's
+ * {@link io.github.llmthrottle.routing.ModelRouter}: the method runs once per model tried, each
+ * time with a {@link io.github.llmthrottle.ThrottleContext} naming that model, and the fallback
+ * method (if any) runs when every model failed for a throttling reason.
+ */
+final class ThrottledInterceptor implements MethodInterceptor {
+
+    private final ThrottledMethods methods;
+
+    ThrottledInterceptor(ThrottledMethods methods) {
+        this.methods = methods;
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Method method = invocation.getMethod();
+        Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+        ThrottledMethod throttled = this.methods.get(method, targetClass);
+        if (throttled == null) {
+            return invocation.proceed();
+        }
+        if (!(invocation instanceof ProxyMethodInvocation proxyInvocation)) {
+            throw new IllegalStateException("@Throttled " + throttled.description()
+                    + " needs a Spring AOP proxy invocation to try more than one model; found "
+                    + invocation.getClass().getName());
+        }
+        @Nullable Object[] arguments = invocation.getArguments();
+        Recovery<@Nullable Object> recovery = (throttled.fallbackMethod() != null)
+                ? (failure) -> throttled.fallback(target, arguments, failure) : null;
+        return throttled.router()
+            .route(throttled.priority(), throttled.tenant(target, arguments), throttled.maxWait(),
+                    (context) -> proxyInvocation.invocableClone().proceed(), recovery);
+    }
+
+}

@@ -1,0 +1,195 @@
+package io.github.llmthrottle.routing;
+
+import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ThrottleContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Routes one invocation over a chain of models of one client: {@code [model, fallback...]}.
+ * <p>
+ * <b>Preemptive.</b> A candidate is skipped without being called when its circuit lets no call
+ * through ({@link CircuitOpenException}) or when a typical call would wait for admission longer
+ * than the invocation's max-wait, or could never be admitted ({@link AdmissionTimeoutException});
+ * a skipped candidate is {@linkplain RouteCandidate#rejected reported as rejected}.
+ * <p>
+ * <b>Reactive.</b> The first candidate not skipped is invoked with a {@link ThrottleContext}
+ * naming it (restored afterwards, however the invocation ends). When the invocation fails with a
+ * <em>throttling failure</em> (an {@link LlmThrottleException} of this router's client anywhere in
+ * the exception's cause chain, so also when a {@code RestClient} wrapped it) the next candidate
+ * is tried. Any other exception (a 4xx or quota error surfacing as Spring's
+ * {@code RestClientResponseException}, an I/O error that was not retried, an application
+ * exception, a throttling failure of another client) propagates at once, unchanged.
+ * <p>
+ * Each move from one candidate to the next is reported with
+ * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate failed,
+ * the {@link Recovery} is called with the last throttling failure, or without one, the last
+ * exception is rethrown as it was thrown (the synthetic rejection when the last candidate was
+ * skipped).
+ * <p>
+ * Immutable and thread-safe; one router serves every invocation of one annotated method.
+ */
+public final class ModelRouter {
+
+    private static final int MAX_CAUSE_DEPTH = 32;
+
+    private final String client;
+
+    private final List<RouteCandidate> candidates;
+
+    private final Duration defaultMaxWait;
+
+    /**
+     * Creates a router.
+     * @param client the client every candidate belongs to
+     * @param candidates the models in the order they are tried; not empty
+     * @param defaultMaxWait the max-wait of invocations that do not set one
+     * ({@code llm.throttle.queue.max-wait})
+     */
+    public ModelRouter(String client, List<? extends RouteCandidate> candidates, Duration defaultMaxWait) {
+        if (candidates.isEmpty()) {
+            throw new IllegalArgumentException("At least one candidate is needed");
+        }
+        this.client = client;
+        this.candidates = List.copyOf(candidates);
+        this.defaultMaxWait = defaultMaxWait;
+    }
+
+    public String getClient() {
+        return this.client;
+    }
+
+    /**
+     * The candidates, in routing order.
+     * @return the candidates
+     */
+    public List<RouteCandidate> getCandidates() {
+        return this.candidates;
+    }
+
+    /**
+     * Routes one invocation.
+     * @param <T> the result type
+     * @param priority the priority of the invocation's calls
+     * @param tenant the tenant of the invocation's calls, or {@code null}
+     * @param maxWait the invocation's max-wait, or {@code null} for the default
+     * @param invocation the invocation, called at most once per candidate
+     * @param recovery what to return when every candidate failed, or {@code null} to rethrow
+     * @return the result of the first candidate that returned, or of the recovery
+     * @throws Throwable what the invocation or the recovery threw
+     */
+    public <T> T route(Priority priority, @Nullable String tenant, @Nullable Duration maxWait,
+            Invocation<T> invocation, @Nullable Recovery<T> recovery) throws Throwable {
+        Duration admissionWait = (maxWait != null) ? maxWait : this.defaultMaxWait;
+        LlmThrottleException failure = null;
+        Throwable thrown = null;
+        for (int attempt = 0; attempt < this.candidates.size(); attempt++) {
+            RouteCandidate candidate = this.candidates.get(attempt);
+            LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait);
+            if (refusal != null) {
+                candidate.rejected(refusal);
+                failure = refusal;
+                thrown = refusal;
+            }
+            else {
+                ThrottleContext context = new ThrottleContext(this.client, candidate.model(), priority, tenant,
+                        attempt, maxWait);
+                try (ThrottleContext.Scope scope = ThrottleContext.open(context)) {
+                    return invocation.proceed(context);
+                }
+                catch (Throwable ex) {
+                    LlmThrottleException throttling = throttlingFailure(ex);
+                    if (throttling == null) {
+                        throw ex;
+                    }
+                    failure = throttling;
+                    thrown = ex;
+                }
+            }
+            if (attempt + 1 < this.candidates.size()) {
+                candidate.routedAway(this.candidates.get(attempt + 1).model(), failure);
+            }
+        }
+        if (recovery != null) {
+            return recovery.recover(failure);
+        }
+        throw thrown;
+    }
+
+    private @Nullable LlmThrottleException refusal(RouteCandidate candidate, Priority priority,
+            @Nullable String tenant, Duration maxWait) {
+        ModelCircuit circuit = candidate.circuit();
+        if (!circuit.isCallPermitted()) {
+            return new CircuitOpenException(this.client, candidate.model(), circuit.remainingOpenTime());
+        }
+        Duration wait = candidate.estimatedWait(priority, tenant, maxWait);
+        if (wait == null || wait.compareTo(maxWait) > 0) {
+            return new AdmissionTimeoutException(this.client, candidate.model(), maxWait, wait);
+        }
+        return null;
+    }
+
+    /**
+     * The throttling failure of this router's client in the cause chain of {@code ex}.
+     * @param ex what an invocation threw
+     * @return the failure, or {@code null} when {@code ex} is not a throttling failure
+     */
+    @Nullable LlmThrottleException throttlingFailure(Throwable ex) {
+        if (!(ex instanceof Exception)) {
+            return null;
+        }
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        Throwable current = ex;
+        for (int depth = 0; current != null && depth < MAX_CAUSE_DEPTH && seen.put(current, true) == null; depth++) {
+            if (current instanceof LlmThrottleException throttling) {
+                return this.client.equals(throttling.getClient()) ? throttling : null;
+            }
+            current = current.getCause();
+        }
+        return null;
+    }
+
+    /**
+     * The routed method, called once per candidate tried.
+     *
+     * @param <T> the result type
+     */
+    @FunctionalInterface
+    public interface Invocation<T> {
+
+        /**
+         * Runs the method for one candidate; {@code context} is current while it runs.
+         * @param context the routed client, model, priority, tenant and attempt
+         * @return the result
+         * @throws Throwable whatever the method throws
+         */
+        T proceed(ThrottleContext context) throws Throwable;
+
+    }
+
+    /**
+     * What an invocation returns when every candidate failed (the annotation's fallback method).
+     *
+     * @param <T> the result type
+     */
+    @FunctionalInterface
+    public interface Recovery<T> {
+
+        /**
+         * Produces the result after every candidate failed.
+         * @param failure the last throttling failure
+         * @return the result
+         * @throws Throwable whatever the recovery throws
+         */
+        T recover(LlmThrottleException failure) throws Throwable;
+
+    }
+
+}

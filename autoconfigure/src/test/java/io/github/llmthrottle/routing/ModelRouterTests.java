@@ -1,0 +1,233 @@
+package io.github.llmthrottle.routing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.QueueFullException;
+import io.github.llmthrottle.RetriesExhaustedException;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.retry.Classification.Outcome;
+import io.github.llmthrottle.time.FakeClock;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The router loop over fake candidates: preemptive skips, reactive fallback, what is never routed
+ * around, and the context of each attempt.
+ */
+class ModelRouterTests {
+
+    private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
+
+    private final FakeCandidate opus = new FakeCandidate("opus");
+
+    private final FakeCandidate sonnet = new FakeCandidate("sonnet");
+
+    private final ModelRouter router = new ModelRouter("anthropic", List.of(this.opus, this.sonnet),
+            Duration.ofSeconds(30));
+
+    private final List<String> contexts = new ArrayList<>();
+
+    @Test
+    void theFirstCandidateAnswersWhenItCan() throws Throwable {
+        String answer = route(null, (context) -> context.getModel());
+        assertThat(answer).isEqualTo("opus");
+        assertThat(this.contexts).containsExactly("opus#0");
+        assertThat(ThrottleContext.current()).isNull();
+    }
+
+    @Test
+    void aThrottlingFailureMovesToTheNextCandidate() throws Throwable {
+        String answer = route(null, (context) -> {
+            if (context.getModel().equals("opus")) {
+                throw new QueueFullException("anthropic", "opus", 10, null);
+            }
+            return context.getModel();
+        });
+        assertThat(answer).isEqualTo("sonnet");
+        assertThat(this.contexts).containsExactly("opus#0", "sonnet#1");
+        assertThat(this.opus.routedTo).containsExactly("sonnet");
+        assertThat(ThrottleContext.current()).isNull();
+    }
+
+    @Test
+    void aThrottlingFailureWrappedByTheHttpClientIsFound() throws Throwable {
+        String answer = route(null, (context) -> {
+            if (context.getModel().equals("opus")) {
+                throw new IllegalStateException("I/O error", new RetriesExhaustedException("anthropic", "opus", 3,
+                        "HTTP 529", null, new IOException("529")));
+            }
+            return context.getModel();
+        });
+        assertThat(answer).isEqualTo("sonnet");
+    }
+
+    @Test
+    void otherFailuresPropagateAtOnce() {
+        UncheckedIOException failure = new UncheckedIOException(new IOException("boom"));
+        assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> route((ex) -> "recovered", (context) -> {
+            throw failure;
+        })).isSameAs(failure);
+        assertThat(this.contexts).containsExactly("opus#0");
+        assertThat(this.opus.routedTo).isEmpty();
+    }
+
+    @Test
+    void throttlingFailuresOfAnotherClientAreNotRoutedAround() {
+        assertThatExceptionOfType(QueueFullException.class).isThrownBy(() -> route(null, (context) -> {
+            throw new QueueFullException("openai", "gpt", 10, null);
+        }));
+        assertThat(this.contexts).containsExactly("opus#0");
+    }
+
+    @Test
+    void whenEveryCandidateFailsTheRecoveryGetsTheLastFailure() throws Throwable {
+        List<LlmThrottleException> recovered = new ArrayList<>();
+        String answer = route((failure) -> {
+            recovered.add(failure);
+            return "cached";
+        }, (context) -> {
+            throw new QueueFullException("anthropic", context.getModel(), 10, null);
+        });
+        assertThat(answer).isEqualTo("cached");
+        assertThat(recovered).singleElement().satisfies((failure) -> assertThat(failure.getModel()).isEqualTo("sonnet"));
+        assertThat(this.sonnet.routedTo).isEmpty();
+    }
+
+    @Test
+    void withoutRecoveryTheLastExceptionPropagatesAsThrown() {
+        assertThatExceptionOfType(QueueFullException.class).isThrownBy(() -> route(null, (context) -> {
+            throw new QueueFullException("anthropic", context.getModel(), 10, null);
+        })).satisfies((ex) -> assertThat(ex.getModel()).isEqualTo("sonnet"));
+    }
+
+    @Test
+    void aCandidateWhoseWaitExceedsMaxWaitIsSkippedWithoutACall() throws Throwable {
+        this.opus.wait = Duration.ofSeconds(5);
+        String answer = this.router.route(Priority.REALTIME, "acme", Duration.ofSeconds(1), this::record, null);
+        assertThat(answer).isEqualTo("sonnet");
+        assertThat(this.contexts).containsExactly("sonnet#1");
+        assertThat(this.opus.rejections).singleElement().isInstanceOf(AdmissionTimeoutException.class);
+        assertThat(this.opus.asked).containsExactly("REALTIME/acme/PT1S");
+    }
+
+    @Test
+    void withoutMaxWaitTheDefaultDecides() throws Throwable {
+        this.opus.wait = Duration.ofSeconds(5);
+        assertThat(route(null, this::record)).isEqualTo("opus");
+        this.opus.wait = Duration.ofSeconds(31);
+        assertThat(route(null, this::record)).isEqualTo("sonnet");
+    }
+
+    @Test
+    void aCandidateThatCanNeverBeAdmittedIsSkipped() throws Throwable {
+        this.opus.wait = null;
+        assertThat(route(null, this::record)).isEqualTo("sonnet");
+    }
+
+    @Test
+    void aCandidateWithAnOpenCircuitIsSkipped() throws Throwable {
+        for (int i = 0; i < 5; i++) {
+            this.opus.circuit.acquire().record(Outcome.OVERLOADED);
+        }
+        assertThat(route(null, this::record)).isEqualTo("sonnet");
+        assertThat(this.opus.rejections).singleElement().isInstanceOf(CircuitOpenException.class);
+        assertThat(this.opus.routedTo).containsExactly("sonnet");
+    }
+
+    @Test
+    void whenEveryCandidateIsSkippedTheRejectionPropagates() {
+        this.opus.wait = null;
+        this.sonnet.wait = Duration.ofMinutes(5);
+        assertThatExceptionOfType(AdmissionTimeoutException.class).isThrownBy(() -> route(null, this::record))
+            .satisfies((ex) -> {
+                assertThat(ex.getModel()).isEqualTo("sonnet");
+                assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofMinutes(5));
+            });
+        assertThat(this.contexts).isEmpty();
+    }
+
+    @Test
+    void aNestedContextIsRestored() throws Throwable {
+        ThrottleContext outer = new ThrottleContext("other", "m", Priority.BATCH, null, 0, null);
+        try (ThrottleContext.Scope scope = ThrottleContext.open(outer)) {
+            assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> route(null, (context) -> {
+                throw new IllegalStateException();
+            }));
+            assertThat(ThrottleContext.current()).isSameAs(outer);
+        }
+        assertThat(ThrottleContext.current()).isNull();
+    }
+
+    private String record(ThrottleContext context) {
+        this.contexts.add(context.getModel() + "#" + context.getAttempt());
+        return context.getModel();
+    }
+
+    private String route(ModelRouter.@Nullable Recovery<String> recovery, ModelRouter.Invocation<String> invocation)
+            throws Throwable {
+        return this.router.route(Priority.NORMAL, null, null, (context) -> {
+            assertThat(ThrottleContext.current()).isSameAs(context);
+            this.contexts.add(context.getModel() + "#" + context.getAttempt());
+            return invocation.proceed(context);
+        }, recovery);
+    }
+
+    private final class FakeCandidate implements RouteCandidate {
+
+        private final String model;
+
+        private final ModelCircuit circuit;
+
+        private @Nullable Duration wait = Duration.ZERO;
+
+        private final List<String> asked = new ArrayList<>();
+
+        private final List<LlmThrottleException> rejections = new ArrayList<>();
+
+        private final List<String> routedTo = new ArrayList<>();
+
+        FakeCandidate(String model) {
+            this.model = model;
+            this.circuit = new ModelCircuit("anthropic", model, CircuitSettings.DEFAULTS, ModelRouterTests.this.clock);
+        }
+
+        @Override
+        public String model() {
+            return this.model;
+        }
+
+        @Override
+        public ModelCircuit circuit() {
+            return this.circuit;
+        }
+
+        @Override
+        public @Nullable Duration estimatedWait(Priority priority, @Nullable String tenant, Duration maxWait) {
+            this.asked.add(priority + "/" + tenant + "/" + maxWait);
+            return this.wait;
+        }
+
+        @Override
+        public void rejected(LlmThrottleException rejection) {
+            this.rejections.add(rejection);
+        }
+
+        @Override
+        public void routedAway(String to, LlmThrottleException cause) {
+            this.routedTo.add(to);
+        }
+
+    }
+
+}
