@@ -39,7 +39,10 @@ class ConfigurationMetadataTests {
         assertThat(names).contains("llm.throttle.enabled", "llm.throttle.clients", "llm.throttle.retry.max-retries",
                 "llm.throttle.retry.jitter", "llm.throttle.queue.capacity", "llm.throttle.queue.max-wait",
                 "llm.throttle.store", "llm.throttle.redis.key-prefix", "llm.throttle.redis.on-failure",
-                "llm.throttle.tenants.default.input-tokens-per-minute", "llm.throttle.tenants.overrides");
+                "llm.throttle.tenants.default.input-tokens-per-minute", "llm.throttle.tenants.overrides",
+                "llm.throttle.metrics.enabled", "llm.throttle.metrics.tenant-tag",
+                "llm.throttle.metrics.queue-wait.percentiles", "llm.throttle.metrics.queue-wait.slo",
+                "llm.throttle.health.signal-window");
         assertThat(undescribed).isEmpty();
     }
 
