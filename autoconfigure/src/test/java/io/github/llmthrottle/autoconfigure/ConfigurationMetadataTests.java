@@ -41,7 +41,10 @@ class ConfigurationMetadataTests {
                 "llm.throttle.store", "llm.throttle.redis.key-prefix", "llm.throttle.redis.on-failure",
                 "llm.throttle.tenants.default.input-tokens-per-minute", "llm.throttle.tenants.overrides",
                 "llm.throttle.circuit.enabled", "llm.throttle.circuit.failure-threshold",
-                "llm.throttle.circuit.open-wait", "llm.throttle.circuit.half-open-probes");
+                "llm.throttle.circuit.open-wait", "llm.throttle.circuit.half-open-probes",
+                "llm.throttle.metrics.enabled", "llm.throttle.metrics.tenant-tag",
+                "llm.throttle.metrics.queue-wait.percentiles", "llm.throttle.metrics.queue-wait.slo",
+                "llm.throttle.health.signal-window");
         assertThat(undescribed).isEmpty();
     }
 

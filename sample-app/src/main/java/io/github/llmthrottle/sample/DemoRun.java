@@ -105,7 +105,6 @@ public class DemoRun implements DisposableBean {
         String port = this.environment.getProperty("local.server.port", this.environment.getProperty("server.port", "8080"));
         logger.info("Dashboard: http://localhost:" + port + "/  (endpoint: http://localhost:" + port
                 + "/actuator/llmthrottle)");
-        logger.info("DEBUG proxied=" + org.springframework.aop.support.AopUtils.isAopProxy(this.assistant) + " " + this.assistant.getClass());
         if (!this.enabled) {
             logger.info("Demo burst disabled (it runs only against the simulated provider)");
             this.summary.complete("");

@@ -1,0 +1,292 @@
+package io.github.llmthrottle.actuate;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ModelTotals;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.limit.LimiterState;
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.routing.CircuitState;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code llmthrottle} Actuator endpoint: every client and model's limits, local buckets, what
+ * the provider last reported, pause, concurrency, queue, circuit and totals; and, with write
+ * access granted ({@code management.endpoint.llmthrottle.access=unrestricted}), a runtime change of
+ * a model's limits that the next admission follows. Never shows an API key or a header.
+ */
+@Endpoint(id = "llmthrottle", defaultAccess = Access.READ_ONLY)
+public class LlmThrottleEndpoint {
+
+    private final LlmThrottleRegistry registry;
+
+    private final CircuitStateSource circuits;
+
+    /**
+     * Creates the endpoint.
+     * @param registry the clients and models
+     * @param circuits where circuit states come from
+     */
+    public LlmThrottleEndpoint(LlmThrottleRegistry registry, CircuitStateSource circuits) {
+        this.registry = registry;
+        this.circuits = circuits;
+    }
+
+    /**
+     * Every client and the models it has seen.
+     * @return the clients by name
+     */
+    @ReadOperation
+    public ClientsDescriptor clients() {
+        Map<String, ClientDescriptor> clients = new LinkedHashMap<>();
+        this.registry.getClients().forEach((name, client) -> {
+            Map<String, ModelStateDescriptor> models = new LinkedHashMap<>();
+            new TreeMap<>(client.getModels()).forEach((model, state) -> models.put(model, describe(state)));
+            clients.put(name, new ClientDescriptor(client.getSettings().provider().name().toLowerCase(Locale.ROOT),
+                    models));
+        });
+        return new ClientsDescriptor(clients);
+    }
+
+    /**
+     * One client and model.
+     * @param client the client name
+     * @param model the model name
+     * @return its state, or {@code null} (404) when the client or model is unknown
+     */
+    @ReadOperation
+    public @Nullable ModelStateDescriptor model(@Selector String client, @Selector String model) {
+        ThrottledModel found = find(client, model);
+        return (found != null) ? describe(found) : null;
+    }
+
+    /**
+     * Changes the limits of one client and model; the next admission uses them. Values not given
+     * keep their current setting; {@code reset} restores the configured limits first.
+     * @param client the client name
+     * @param model the model name
+     * @param requestsPerMinute the new request limit, or {@code null} to keep it
+     * @param inputTokensPerMinute the new input token limit, or {@code null} to keep it
+     * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
+     * @param maxConcurrency the new concurrency ceiling, or {@code null} to keep it
+     * @param reset whether to start from the configured limits rather than the current ones
+     * @return the new state, or {@code null} (404) when the client or model is unknown
+     * @throws InvalidEndpointRequestException (400) when a value is not positive
+     */
+    @WriteOperation
+    public @Nullable ModelStateDescriptor updateLimits(@Selector String client, @Selector String model,
+            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
+            @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
+        requirePositive("requestsPerMinute", requestsPerMinute);
+        requirePositive("inputTokensPerMinute", inputTokensPerMinute);
+        requirePositive("outputTokensPerMinute", outputTokensPerMinute);
+        requirePositive("maxConcurrency", (maxConcurrency != null) ? maxConcurrency.longValue() : null);
+        ThrottledClient owner = this.registry.getClient(client);
+        ThrottledModel found = (owner != null) ? owner.getModels().get(model) : null;
+        if (owner == null || found == null) {
+            return null;
+        }
+        ModelLimits current = Boolean.TRUE.equals(reset) ? owner.getSettings().limitsOf(model)
+                : found.getLimiter().limits();
+        found.getLimiter()
+            .updateLimits(new ModelLimits(orElse(requestsPerMinute, current.requestsPerMinute()),
+                    orElse(inputTokensPerMinute, current.inputTokensPerMinute()),
+                    orElse(outputTokensPerMinute, current.outputTokensPerMinute()),
+                    orElse(maxConcurrency, current.maxConcurrency())));
+        return describe(found);
+    }
+
+    /**
+     * The model {@code model} of {@code client}, if the client is configured and the model
+     * configured or seen.
+     * @param client the client name
+     * @param model the model name
+     * @return the model, or {@code null}
+     */
+    @Nullable ThrottledModel find(String client, String model) {
+        ThrottledClient found = this.registry.getClient(client);
+        return (found != null) ? found.getModels().get(model) : null;
+    }
+
+    private ModelStateDescriptor describe(ThrottledModel model) {
+        LimiterState state = model.getLimiter().state();
+        return new ModelStateDescriptor(LimitsDescriptor.of(state.limits(), null),
+                LimitsDescriptor.of(state.effectiveLimits(), state.tokensPerMinute()),
+                new AvailableDescriptor(state.available().requests(), state.available().inputTokens(),
+                        state.available().outputTokens(), state.available().tokens()),
+                ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(),
+                state.concurrencyLimit(), new QueuedDescriptor(state.queued().realtime(), state.queued().normal(),
+                        state.queued().batch(), state.queued().total()),
+                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()));
+    }
+
+    private static void requirePositive(String field, @Nullable Long value) {
+        if (value != null && value <= 0) {
+            throw new InvalidEndpointRequestException(
+                    field + " must be positive (a limit of at least 1), was " + value,
+                    field + " must be positive");
+        }
+    }
+
+    private static <T> @Nullable T orElse(@Nullable T value, @Nullable T current) {
+        return (value != null) ? value : current;
+    }
+
+    /**
+     * Every client, by name.
+     *
+     * @param clients the clients
+     */
+    public record ClientsDescriptor(Map<String, ClientDescriptor> clients) implements OperationResponseBody {
+    }
+
+    /**
+     * One client: its provider and the models it has seen.
+     *
+     * @param provider the wire dialect ({@code anthropic}, {@code openai} or {@code generic})
+     * @param models the models by name
+     */
+    public record ClientDescriptor(String provider, Map<String, ModelStateDescriptor> models) {
+    }
+
+    /**
+     * The state of one client and model ({@code MODEL_STATE}).
+     *
+     * @param limits the configured (or runtime-changed) limits
+     * @param effectiveLimits the limits that govern now: lowered by any lower limit the provider
+     * reported, plus a combined {@code tokensPerMinute} learned from the provider
+     * @param available what the local buckets hold now ({@code null} for a dimension without a limit)
+     * @param server the last rate-limit values the provider reported, or {@code null}
+     * @param pausedUntil until when calls are held after a 429, or {@code null}
+     * @param inFlight attempts admitted and not yet finished
+     * @param concurrencyLimit the adaptive concurrency limit, or {@code null} without max-concurrency
+     * @param queued calls waiting for admission, per priority
+     * @param circuit the model's circuit
+     * @param totals totals since startup
+     */
+    public record ModelStateDescriptor(LimitsDescriptor limits, LimitsDescriptor effectiveLimits,
+            AvailableDescriptor available, @Nullable ServerDescriptor server, @Nullable Instant pausedUntil,
+            int inFlight, @Nullable Integer concurrencyLimit, QueuedDescriptor queued, CircuitState circuit,
+            TotalsDescriptor totals) implements OperationResponseBody {
+    }
+
+    /**
+     * Limits of one model; {@code null} means no local limit.
+     *
+     * @param requestsPerMinute requests per minute
+     * @param inputTokensPerMinute input tokens per minute
+     * @param outputTokensPerMinute output tokens per minute
+     * @param maxConcurrency ceiling of the adaptive concurrency limit
+     * @param tokensPerMinute combined tokens per minute learned from the provider (effective
+     * limits only)
+     */
+    public record LimitsDescriptor(@Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
+            @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency, @Nullable Long tokensPerMinute) {
+
+        static LimitsDescriptor of(ModelLimits limits, @Nullable Long tokensPerMinute) {
+            return new LimitsDescriptor(limits.requestsPerMinute(), limits.inputTokensPerMinute(),
+                    limits.outputTokensPerMinute(), limits.maxConcurrency(), tokensPerMinute);
+        }
+
+    }
+
+    /**
+     * What the local buckets hold now; negative when calls used more than they reserved.
+     *
+     * @param requests requests
+     * @param inputTokens input tokens
+     * @param outputTokens output tokens
+     * @param tokens combined tokens (only with a combined limit learned from the provider)
+     */
+    public record AvailableDescriptor(@Nullable Long requests, @Nullable Long inputTokens,
+            @Nullable Long outputTokens, @Nullable Long tokens) {
+    }
+
+    /**
+     * The rate-limit values of the provider's last response.
+     *
+     * @param requestsLimit requests allowed per period
+     * @param requestsRemaining requests left
+     * @param requestsReset when the request bucket is replenished
+     * @param inputTokensLimit input tokens allowed per period
+     * @param inputTokensRemaining input tokens left
+     * @param inputTokensReset when the input token bucket is replenished
+     * @param outputTokensLimit output tokens allowed per period
+     * @param outputTokensRemaining output tokens left
+     * @param outputTokensReset when the output token bucket is replenished
+     * @param tokensLimit combined tokens allowed per period
+     * @param tokensRemaining combined tokens left
+     * @param tokensReset when the combined token bucket is replenished
+     * @param observedAt when the response was received
+     */
+    public record ServerDescriptor(@Nullable Long requestsLimit, @Nullable Long requestsRemaining,
+            @Nullable Instant requestsReset, @Nullable Long inputTokensLimit, @Nullable Long inputTokensRemaining,
+            @Nullable Instant inputTokensReset, @Nullable Long outputTokensLimit,
+            @Nullable Long outputTokensRemaining, @Nullable Instant outputTokensReset, @Nullable Long tokensLimit,
+            @Nullable Long tokensRemaining, @Nullable Instant tokensReset, Instant observedAt) {
+
+        static @Nullable ServerDescriptor of(@Nullable RateLimitSnapshot server) {
+            if (server == null) {
+                return null;
+            }
+            return new ServerDescriptor(server.requestsLimit(), server.requestsRemaining(), server.requestsReset(),
+                    server.inputTokensLimit(), server.inputTokensRemaining(), server.inputTokensReset(),
+                    server.outputTokensLimit(), server.outputTokensRemaining(), server.outputTokensReset(),
+                    server.tokensLimit(), server.tokensRemaining(), server.tokensReset(), server.observedAt());
+        }
+
+    }
+
+    /**
+     * Calls waiting for admission.
+     *
+     * @param realtime waiting {@code REALTIME} calls
+     * @param normal waiting {@code NORMAL} calls
+     * @param batch waiting {@code BATCH} calls
+     * @param total all waiting calls
+     */
+    public record QueuedDescriptor(int realtime, int normal, int batch, int total) {
+    }
+
+    /**
+     * Totals since startup.
+     *
+     * @param calls logical calls
+     * @param attempts HTTP attempts, retries included
+     * @param succeeded calls that returned a response
+     * @param failed calls that failed
+     * @param rateLimited 429 responses
+     * @param overloaded 529 and overloaded 503 responses
+     * @param retries retries
+     * @param fallbacks calls routed away from this model
+     * @param rejected calls refused by admission or the circuit
+     * @param inputTokens input tokens the provider counted
+     * @param outputTokens output tokens the provider counted
+     */
+    public record TotalsDescriptor(long calls, long attempts, long succeeded, long failed, long rateLimited,
+            long overloaded, long retries, long fallbacks, long rejected, long inputTokens, long outputTokens) {
+
+        static TotalsDescriptor of(ModelTotals.Snapshot totals) {
+            return new TotalsDescriptor(totals.calls(), totals.attempts(), totals.succeeded(), totals.failed(),
+                    totals.rateLimited(), totals.overloaded(), totals.retries(), totals.fallbacks(),
+                    totals.rejected(), totals.inputTokens(), totals.outputTokens());
+        }
+
+    }
+
+}

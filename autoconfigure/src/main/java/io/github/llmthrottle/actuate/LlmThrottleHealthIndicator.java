@@ -1,0 +1,113 @@
+package io.github.llmthrottle.actuate;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.limit.LimiterState;
+import io.github.llmthrottle.routing.CircuitState;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * The {@code llmThrottle} health component: always {@code UP}, with one entry per client and
+ * model in its details saying whether calls flow ({@link ModelHealthState}), when the provider
+ * last answered 429 and 529, and until when the model is paused. Throttling is normal operation,
+ * so it never turns health {@code DOWN}; put it in the readiness group, not in liveness.
+ */
+public final class LlmThrottleHealthIndicator implements HealthIndicator {
+
+    private final LlmThrottleRegistry registry;
+
+    private final ProviderSignals signals;
+
+    private final CircuitStateSource circuits;
+
+    private final Duration window;
+
+    private final Clock clock;
+
+    /**
+     * Creates the health indicator.
+     * @param registry the clients and models
+     * @param signals the provider's recent answers
+     * @param circuits where circuit states come from
+     * @param window how long a 429 or 529 keeps a model reported as throttled or overloaded
+     * @param clock the clock
+     */
+    public LlmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,
+            CircuitStateSource circuits, Duration window, Clock clock) {
+        this.registry = registry;
+        this.signals = signals;
+        this.circuits = circuits;
+        this.window = window;
+        this.clock = clock;
+    }
+
+    @Override
+    public Health health() {
+        Health.Builder health = Health.up();
+        Instant now = this.clock.instant();
+        for (ThrottledClient client : this.registry.getClients().values()) {
+            Map<String, Object> models = new LinkedHashMap<>();
+            new TreeMap<>(client.getModels())
+                .forEach((name, model) -> models.put(name, details(client.getName(), model, now)));
+            health.withDetail(client.getName(), models);
+        }
+        return health.build();
+    }
+
+    private Map<String, Object> details(String client, ThrottledModel model, Instant now) {
+        LimiterState limiter = model.getLimiter().state();
+        ProviderSignals.Snapshot signals = this.signals.of(client, model.getName());
+        CircuitState circuit = this.circuits.stateOf(model);
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("state", state(limiter, signals, circuit, now));
+        details.put("circuit", circuit);
+        putIfSet(details, "last429", signals.last429());
+        putIfSet(details, "last529", signals.last529());
+        putIfSet(details, "lastCredentialsRejected", signals.lastCredentialsRejected());
+        putIfSet(details, "pausedUntil", limiter.pausedUntil());
+        details.put("queued", limiter.queued().total());
+        details.put("inFlight", limiter.inFlight());
+        return details;
+    }
+
+    ModelHealthState state(LimiterState limiter, ProviderSignals.Snapshot signals, CircuitState circuit, Instant now) {
+        if (signals.credentialsRejected()) {
+            return ModelHealthState.CREDENTIALS_REJECTED;
+        }
+        if (circuit != CircuitState.CLOSED) {
+            return ModelHealthState.CIRCUIT_OPEN;
+        }
+        if (limiter.pausedUntil() != null || recent(signals.last429(), now)) {
+            return ModelHealthState.PROVIDER_THROTTLING;
+        }
+        if (recent(signals.last529(), now)) {
+            return ModelHealthState.PROVIDER_OVERLOADED;
+        }
+        if (limiter.queued().total() > 0) {
+            return ModelHealthState.QUEUEING;
+        }
+        return ModelHealthState.OK;
+    }
+
+    private boolean recent(@Nullable Instant signal, Instant now) {
+        return signal != null && !signal.plus(this.window).isBefore(now);
+    }
+
+    private static void putIfSet(Map<String, Object> details, String name, @Nullable Instant value) {
+        if (value != null) {
+            details.put(name, value.toString());
+        }
+    }
+
+}

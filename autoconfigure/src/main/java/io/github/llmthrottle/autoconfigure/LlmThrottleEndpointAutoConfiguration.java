@@ -1,0 +1,42 @@
+package io.github.llmthrottle.autoconfigure;
+
+import io.github.llmthrottle.actuate.CircuitStateSource;
+import io.github.llmthrottle.actuate.LlmThrottleEndpoint;
+import io.github.llmthrottle.actuate.LlmThrottleEndpointWebExtension;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code llmthrottle} Actuator endpoint, when the application has
+ * Spring Boot's actuator.
+ */
+@AutoConfiguration(after = LlmThrottleAutoConfiguration.class)
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnBean(LlmThrottleRegistry.class)
+public final class LlmThrottleEndpointAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(LlmThrottleEndpoint.class)
+    LlmThrottleEndpoint llmThrottleEndpoint(LlmThrottleRegistry registry, ObjectProvider<CircuitStateSource> circuits) {
+        return new LlmThrottleEndpoint(registry, circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(LlmThrottleEndpoint.class)
+    @ConditionalOnAvailableEndpoint(endpoint = LlmThrottleEndpoint.class, exposure = EndpointExposure.WEB)
+    LlmThrottleEndpointWebExtension llmThrottleEndpointWebExtension(LlmThrottleEndpoint endpoint) {
+        return new LlmThrottleEndpointWebExtension(endpoint);
+    }
+
+}

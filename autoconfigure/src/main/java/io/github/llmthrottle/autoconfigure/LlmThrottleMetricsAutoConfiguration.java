@@ -1,0 +1,36 @@
+package io.github.llmthrottle.autoconfigure;
+
+import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.metrics.ThrottleMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of llm-throttle's Micrometer meters ({@code llm.*}), when the application has
+ * Micrometer and a {@link MeterRegistry}.
+ */
+@AutoConfiguration(after = LlmThrottleAutoConfiguration.class,
+        afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, ThrottleSettings.class, LimiterRegistry.class })
+@ConditionalOnBooleanProperty(name = "llm.throttle.metrics.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LlmThrottleMetricsProperties.class)
+public final class LlmThrottleMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ThrottleMetrics llmThrottleMetrics(MeterRegistry meterRegistry, ThrottleSettings settings,
+            LimiterRegistry limiters, LlmThrottleMetricsProperties properties) {
+        return new ThrottleMetrics(meterRegistry, settings, limiters, properties.toOptions());
+    }
+
+}

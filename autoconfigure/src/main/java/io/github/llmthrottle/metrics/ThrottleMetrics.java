@@ -1,0 +1,355 @@
+package io.github.llmthrottle.metrics;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.ThrottleObserver;
+import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.LimiterState;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.retry.Classification;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Micrometer metrics of every throttled client and model, all tagged {@code client} and
+ * {@code model}: timers {@code llm.requests} (per HTTP attempt), {@code llm.calls} (per logical
+ * call), {@code llm.queue.wait} (with percentiles) and {@code llm.queue.wait.slo} (the same
+ * waits as a histogram of SLO buckets); counters
+ * {@code llm.retries}, {@code llm.tokens}, {@code llm.fallbacks}, {@code llm.rejections}; the
+ * summary {@code llm.retry.after}; and gauges {@code llm.queue.size}, {@code llm.inflight},
+ * {@code llm.concurrency.limit} and {@code llm.ratelimit.remaining} read from each model's
+ * limiter.
+ *
+ * <p>An observer: events become meters, each registered once and cached, so nothing is looked up
+ * twice and no meter is removed and added again. Configured models get their gauges and their
+ * bounded counters at startup (so rates start from zero); models first seen later get their
+ * gauges on their first event. A {@code tenant} tag (the tenant of the {@code @Throttled}
+ * invocation, {@code none} otherwise) is added to event meters only when
+ * {@link ThrottleMetricsOptions#tenantTag()} is on.
+ */
+public final class ThrottleMetrics implements ThrottleObserver {
+
+    static final String REQUESTS = "llm.requests";
+
+    static final String CALLS = "llm.calls";
+
+    static final String RETRIES = "llm.retries";
+
+    static final String RETRY_AFTER = "llm.retry.after";
+
+    static final String QUEUE_WAIT = "llm.queue.wait";
+
+    static final String QUEUE_WAIT_SLO = "llm.queue.wait.slo";
+
+    static final String QUEUE_SIZE = "llm.queue.size";
+
+    static final String INFLIGHT = "llm.inflight";
+
+    static final String CONCURRENCY_LIMIT = "llm.concurrency.limit";
+
+    static final String TOKENS = "llm.tokens";
+
+    static final String REMAINING = "llm.ratelimit.remaining";
+
+    static final String FALLBACKS = "llm.fallbacks";
+
+    static final String REJECTIONS = "llm.rejections";
+
+    private static final String NONE = "none";
+
+    private static final List<String> RETRY_REASONS = List.of("429", "529", "503", "5xx", "io");
+
+    private final MeterRegistry registry;
+
+    private final LimiterRegistry limiters;
+
+    private final ThrottleMetricsOptions options;
+
+    private final double[] percentiles;
+
+    private final Duration[] slos;
+
+    private final Map<MeterKey, Meter> meters = new ConcurrentHashMap<>();
+
+    private final Map<String, Set<String>> gauged = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the metrics and registers the meters of every configured client and model.
+     * @param registry where meters go
+     * @param settings the configured clients and models
+     * @param limiters the limiters the gauges read
+     * @param options tags and distribution settings
+     */
+    public ThrottleMetrics(MeterRegistry registry, ThrottleSettings settings, LimiterRegistry limiters,
+            ThrottleMetricsOptions options) {
+        this.registry = registry;
+        this.limiters = limiters;
+        this.options = options;
+        this.percentiles = options.queueWaitPercentiles().stream().mapToDouble(Double::doubleValue).toArray();
+        this.slos = options.queueWaitSlos().toArray(Duration[]::new);
+        settings.clients().values().forEach(this::registerConfigured);
+    }
+
+    private void registerConfigured(ClientSettings client) {
+        client.models().forEach((model, settings) -> {
+            gauges(client.name(), model);
+            if (!this.options.tenantTag()) {
+                for (ThrottleObserver.CallOutcome outcome : ThrottleObserver.CallOutcome.values()) {
+                    callTimer(client.name(), model, outcome.tag(), null);
+                }
+                for (Priority priority : Priority.values()) {
+                    queueWait(client.name(), model, priority, null);
+                    if (this.slos.length > 0) {
+                        queueWaitSlo(client.name(), model, priority, null);
+                    }
+                }
+                for (String reason : RETRY_REASONS) {
+                    counter(RETRIES, client.name(), model, "reason", reason, null);
+                }
+                for (ThrottleObserver.Rejection rejection : ThrottleObserver.Rejection.values()) {
+                    counter(REJECTIONS, client.name(), model, "reason", rejection.tag(), null);
+                }
+                counter(TOKENS, client.name(), model, "type", "input", null);
+                counter(TOKENS, client.name(), model, "type", "output", null);
+                retryAfter(client.name(), model, null);
+                settings.fallback().forEach((to) -> fallbacks(client.name(), model, to));
+            }
+        });
+    }
+
+    @Override
+    public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+        gauges(client, model);
+        String tenant = tenant(client);
+        queueWait(client, model, priority, tenant).record(waited);
+        if (this.slos.length > 0) {
+            queueWaitSlo(client, model, priority, tenant).record(waited);
+        }
+    }
+
+    @Override
+    public void onAttempt(String client, String model, Classification.Outcome outcome, int status,
+            Duration duration) {
+        gauges(client, model);
+        String statusTag = (status > 0) ? Integer.toString(status) : NONE;
+        String tenant = tenant(client);
+        Timer timer = (Timer) this.meters.computeIfAbsent(
+                new MeterKey(REQUESTS, client, model, outcome.metricTag(), statusTag, tenant),
+                (key) -> Timer.builder(REQUESTS)
+                    .description("HTTP attempts to the provider, retries included")
+                    .tags(tags(client, model, tenant, "outcome", outcome.metricTag(), "status", statusTag))
+                    .register(this.registry));
+        timer.record(duration);
+    }
+
+    @Override
+    public void onRetry(String client, String model, Classification classification, Duration wait, int retryCount) {
+        gauges(client, model);
+        counter(RETRIES, client, model, "reason", classification.reason(), tenant(client)).increment();
+    }
+
+    @Override
+    public void onServerWait(String client, String model, Duration wait) {
+        retryAfter(client, model, tenant(client)).record(wait.toNanos() / (double) TimeUnit.SECONDS.toNanos(1));
+    }
+
+    @Override
+    public void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+        gauges(client, model);
+        counter(REJECTIONS, client, model, "reason", rejection.tag(), tenant(client)).increment();
+    }
+
+    @Override
+    public void onUsage(String client, String model, Usage usage) {
+        String tenant = tenant(client);
+        counter(TOKENS, client, model, "type", "input", tenant).increment(usage.inputTokens());
+        counter(TOKENS, client, model, "type", "output", tenant).increment(usage.outputTokens());
+    }
+
+    @Override
+    public void onCall(String client, String model, CallOutcome outcome, Duration duration) {
+        gauges(client, model);
+        callTimer(client, model, outcome.tag(), tenant(client)).record(duration);
+    }
+
+    @Override
+    public void onFallback(String client, String from, String to, Throwable cause) {
+        fallbacks(client, from, to).increment();
+    }
+
+    private Timer callTimer(String client, String model, String outcome, @Nullable String tenant) {
+        return (Timer) this.meters.computeIfAbsent(new MeterKey(CALLS, client, model, outcome, "", tenant),
+                (key) -> Timer.builder(CALLS)
+                    .description("Logical calls, admission and retries included")
+                    .tags(tags(client, model, tenant, "outcome", outcome))
+                    .register(this.registry));
+    }
+
+    private Timer queueWait(String client, String model, Priority priority, @Nullable String tenant) {
+        String tag = priority.name().toLowerCase(Locale.ROOT);
+        return (Timer) this.meters.computeIfAbsent(new MeterKey(QUEUE_WAIT, client, model, tag, "", tenant),
+                (key) -> Timer.builder(QUEUE_WAIT)
+                    .description("Time calls waited for admission (local limits, pause, concurrency)")
+                    .tags(tags(client, model, tenant, "priority", tag))
+                    .publishPercentiles(this.percentiles)
+                    .register(this.registry));
+    }
+
+    // A separate timer for the SLO buckets: Prometheus drops a timer's percentiles once it has
+    // histogram buckets, and llm.queue.wait must publish its percentiles everywhere.
+    private Timer queueWaitSlo(String client, String model, Priority priority, @Nullable String tenant) {
+        String tag = priority.name().toLowerCase(Locale.ROOT);
+        return (Timer) this.meters.computeIfAbsent(new MeterKey(QUEUE_WAIT_SLO, client, model, tag, "", tenant),
+                (key) -> Timer.builder(QUEUE_WAIT_SLO)
+                    .description("Time calls waited for admission, as a histogram of the SLO boundaries")
+                    .tags(tags(client, model, tenant, "priority", tag))
+                    .serviceLevelObjectives(this.slos)
+                    .register(this.registry));
+    }
+
+    private DistributionSummary retryAfter(String client, String model, @Nullable String tenant) {
+        return (DistributionSummary) this.meters.computeIfAbsent(
+                new MeterKey(RETRY_AFTER, client, model, "", "", tenant),
+                (key) -> DistributionSummary.builder(RETRY_AFTER)
+                    .description("Seconds the provider asked to wait before a retry")
+                    .baseUnit("seconds")
+                    .tags(tags(client, model, tenant))
+                    .register(this.registry));
+    }
+
+    private Counter fallbacks(String client, String from, String to) {
+        return (Counter) this.meters.computeIfAbsent(new MeterKey(FALLBACKS, client, from, from, to, null),
+                (key) -> Counter.builder(FALLBACKS)
+                    .description("Calls routed from one model to the next")
+                    .tags(tags(client, from, null, "from", from, "to", to))
+                    .register(this.registry));
+    }
+
+    private Counter counter(String name, String client, String model, String tagKey, String tagValue,
+            @Nullable String tenant) {
+        return (Counter) this.meters.computeIfAbsent(new MeterKey(name, client, model, tagValue, "", tenant),
+                (key) -> Counter.builder(name)
+                    .description(description(name))
+                    .baseUnit(TOKENS.equals(name) ? "tokens" : null)
+                    .tags(tags(client, model, tenant, tagKey, tagValue))
+                    .register(this.registry));
+    }
+
+    private static String description(String name) {
+        return switch (name) {
+            case RETRIES -> "Retries, by the reason of the failed attempt";
+            case REJECTIONS -> "Calls refused without (another) attempt";
+            case TOKENS -> "Tokens the provider counted";
+            default -> name;
+        };
+    }
+
+    private Tags tags(String client, String model, @Nullable String tenant, String... extra) {
+        List<Tag> tags = new ArrayList<>(3 + extra.length / 2);
+        tags.add(Tag.of("client", client));
+        tags.add(Tag.of("model", model));
+        for (int i = 0; i < extra.length; i += 2) {
+            tags.add(Tag.of(extra[i], extra[i + 1]));
+        }
+        if (this.options.tenantTag()) {
+            tags.add(Tag.of("tenant", (tenant != null) ? tenant : NONE));
+        }
+        return Tags.of(tags);
+    }
+
+    private @Nullable String tenant(String client) {
+        if (!this.options.tenantTag()) {
+            return null;
+        }
+        ThrottleContext context = ThrottleContext.current();
+        if (context == null || !context.getClient().equals(client) || context.getTenant() == null) {
+            return NONE;
+        }
+        return context.getTenant();
+    }
+
+    private void gauges(String client, String model) {
+        Set<String> models = this.gauged.computeIfAbsent(client, (name) -> ConcurrentHashMap.newKeySet());
+        if (models.contains(model)) {
+            return;
+        }
+        ModelLimiter limiter = this.limiters.find(client, model);
+        if (limiter == null || !models.add(model)) {
+            return;
+        }
+        Tags tags = Tags.of("client", client, "model", model);
+        for (Priority priority : Priority.values()) {
+            gauge(QUEUE_SIZE, "Calls waiting for admission", tags.and("priority", priority.name().toLowerCase(Locale.ROOT)),
+                    limiter, (state) -> queued(state.queued(), priority));
+        }
+        gauge(INFLIGHT, "Attempts admitted and not yet finished", tags, limiter, LimiterState::inFlight);
+        gauge(CONCURRENCY_LIMIT, "The adaptive concurrency limit", tags, limiter,
+                (state) -> orNaN(state.concurrencyLimit()));
+        remaining(tags, limiter, "requests", (state) -> state.available().requests(),
+                RateLimitSnapshot::requestsRemaining);
+        remaining(tags, limiter, "input_tokens", (state) -> state.available().inputTokens(),
+                RateLimitSnapshot::inputTokensRemaining);
+        remaining(tags, limiter, "output_tokens", (state) -> state.available().outputTokens(),
+                RateLimitSnapshot::outputTokensRemaining);
+        remaining(tags, limiter, "tokens", (state) -> state.available().tokens(), RateLimitSnapshot::tokensRemaining);
+    }
+
+    private void remaining(Tags tags, ModelLimiter limiter, String resource,
+            Function<LimiterState, @Nullable Long> local, Function<RateLimitSnapshot, @Nullable Long> server) {
+        Tags resourceTags = tags.and("resource", resource);
+        String description = "What is left of a rate limit: in the local bucket, or as the provider last reported";
+        gauge(REMAINING, description, resourceTags.and("source", "local"), limiter,
+                (state) -> orNaN(local.apply(state)));
+        gauge(REMAINING, description, resourceTags.and("source", "server"), limiter,
+                (state) -> (state.server() != null) ? orNaN(server.apply(state.server())) : Double.NaN);
+    }
+
+    private void gauge(String name, String description, Tags tags, ModelLimiter limiter,
+            ToDoubleFunction<LimiterState> value) {
+        Gauge.builder(name, limiter, (target) -> value.applyAsDouble(target.state()))
+            .description(description)
+            .tags(tags)
+            .strongReference(true)
+            .register(this.registry);
+    }
+
+    private static double queued(LimiterState.Queued queued, Priority priority) {
+        return switch (priority) {
+            case REALTIME -> queued.realtime();
+            case NORMAL -> queued.normal();
+            case BATCH -> queued.batch();
+        };
+    }
+
+    private static double orNaN(@Nullable Number value) {
+        return (value != null) ? value.doubleValue() : Double.NaN;
+    }
+
+    private record MeterKey(String name, String client, String model, String first, String second,
+            @Nullable String tenant) {
+    }
+
+}

@@ -1,0 +1,153 @@
+package io.github.llmthrottle.actuate;
+
+import java.net.http.HttpResponse;
+import java.util.List;
+
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.test.Fault;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import static io.github.llmthrottle.actuate.ObservedApplication.OPUS;
+import static io.github.llmthrottle.actuate.ObservedApplication.SONNET;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The {@code llmthrottle} endpoint over real HTTP, after real traffic against the simulator.
+ */
+class LlmThrottleEndpointWebTests {
+
+    @Test
+    void endpointShowsEveryContractFieldWithLiveValuesAfterTraffic() {
+        try (ObservedApplication app = ObservedApplication.start()) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(app.call(OPUS)).contains("\"type\":\"message\"");
+            }
+            // a 429 asking for 30 s: the model pauses, and the retry cannot be admitted within max-wait (1 s)
+            app.simulator().script(OPUS, Fault.status(429).retryAfter("30"));
+            assertThatExceptionOfType(AdmissionTimeoutException.class).isThrownBy(() -> app.call(OPUS));
+
+            HttpResponse<String> response = app.get("/llmthrottle");
+            assertThat(response.statusCode()).isEqualTo(200);
+            JsonNode client = ObservedApplication.parse(response.body()).path("clients").path("anthropic");
+            assertThat(client.path("provider").asString()).isEqualTo("anthropic");
+            assertThat(fieldNames(client.path("models"))).contains(OPUS, SONNET);
+            JsonNode opus = client.path("models").path(OPUS);
+            assertEveryContractField(opus);
+
+            JsonNode limits = opus.path("limits");
+            assertThat(limits.path("requestsPerMinute").asLong()).isEqualTo(100);
+            assertThat(limits.path("inputTokensPerMinute").asLong()).isEqualTo(100_000);
+            assertThat(limits.path("outputTokensPerMinute").asLong()).isEqualTo(20_000);
+            assertThat(limits.path("maxConcurrency").asInt()).isEqualTo(8);
+            assertThat(opus.path("available").path("requests").asLong()).isBetween(90L, 97L);
+            assertThat(opus.path("available").path("inputTokens").asLong()).isBetween(1L, 100_000L);
+            assertThat(opus.path("server").path("requestsRemaining").asLong()).isBetween(990L, 1000L);
+            assertThat(opus.path("server").path("inputTokensRemaining").asLong()).isBetween(1L, 1_000_000L);
+            assertThat(opus.path("server").path("requestsReset").asString()).isNotBlank();
+            assertThat(opus.path("server").path("observedAt").asString()).isNotBlank();
+            assertThat(opus.path("pausedUntil").asString()).isNotBlank();
+            assertThat(opus.path("inFlight").asInt()).isZero();
+            assertThat(opus.path("concurrencyLimit").asInt()).isBetween(1, 8);
+            assertThat(opus.path("queued").path("normal").asInt()).isZero();
+            assertThat(opus.path("circuit").asString()).isEqualTo("CLOSED");
+            JsonNode totals = opus.path("totals");
+            assertThat(totals.path("calls").asLong()).isEqualTo(4);
+            assertThat(totals.path("attempts").asLong()).isEqualTo(4);
+            assertThat(totals.path("succeeded").asLong()).isEqualTo(3);
+            assertThat(totals.path("failed").asLong()).isEqualTo(1);
+            assertThat(totals.path("rateLimited").asLong()).isEqualTo(1);
+            assertThat(totals.path("retries").asLong()).isEqualTo(1);
+            assertThat(totals.path("rejected").asLong()).isEqualTo(1);
+            assertThat(totals.path("inputTokens").asLong()).isPositive();
+            assertThat(totals.path("outputTokens").asLong()).isPositive();
+
+            HttpResponse<String> one = app.get("/llmthrottle/anthropic/" + OPUS);
+            assertThat(one.statusCode()).isEqualTo(200);
+            JsonNode single = ObservedApplication.parse(one.body());
+            assertEveryContractField(single);
+            assertThat(single.path("totals")).isEqualTo(totals);
+        }
+    }
+
+    @Test
+    void unknownClientOrModelIsNotFound() {
+        try (ObservedApplication app = ObservedApplication.start()) {
+            assertThat(app.get("/llmthrottle/nobody/" + OPUS).statusCode()).isEqualTo(404);
+            assertThat(app.get("/llmthrottle/anthropic/no-such-model").statusCode()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void writeAccessIsOffByDefault() {
+        try (ObservedApplication app = ObservedApplication.start()) {
+            HttpResponse<String> response = app.post("/llmthrottle/anthropic/" + OPUS, "{\"requestsPerMinute\":2}");
+            assertThat(response.statusCode()).isIn(404, 405);
+            assertThat(app.json("/llmthrottle/anthropic/" + OPUS).path("limits").path("requestsPerMinute").asLong())
+                .isEqualTo(100);
+        }
+    }
+
+    @Test
+    void writeOperationChangesALimitAndAdmissionFollowsIt() {
+        try (ObservedApplication app = ObservedApplication
+            .start("management.endpoint.llmthrottle.access=unrestricted")) {
+            HttpResponse<String> response = app.post("/llmthrottle/anthropic/" + OPUS,
+                    "{\"requestsPerMinute\":2,\"maxConcurrency\":4}");
+            assertThat(response.statusCode()).isEqualTo(200);
+            JsonNode state = ObservedApplication.parse(response.body());
+            assertThat(state.path("limits").path("requestsPerMinute").asLong()).isEqualTo(2);
+            assertThat(state.path("limits").path("maxConcurrency").asInt()).isEqualTo(4);
+            // the values not given keep their setting
+            assertThat(state.path("limits").path("inputTokensPerMinute").asLong()).isEqualTo(100_000);
+            assertThat(state.path("available").path("requests").asLong()).isLessThanOrEqualTo(2);
+
+            app.call(OPUS);
+            app.call(OPUS);
+            // the bucket now holds two requests a minute: the third cannot be admitted within max-wait
+            assertThatExceptionOfType(AdmissionTimeoutException.class).isThrownBy(() -> app.call(OPUS));
+            assertThat(app.simulator().stats().attempts()).isEqualTo(2);
+
+            HttpResponse<String> reset = app.post("/llmthrottle/anthropic/" + OPUS, "{\"reset\":true}");
+            assertThat(reset.statusCode()).isEqualTo(200);
+            assertThat(ObservedApplication.parse(reset.body()).path("limits").path("requestsPerMinute").asLong())
+                .isEqualTo(100);
+        }
+    }
+
+    @Test
+    void invalidLimitIsABadRequestNamingTheField() {
+        try (ObservedApplication app = ObservedApplication
+            .start("management.endpoint.llmthrottle.access=unrestricted")) {
+            HttpResponse<String> response = app.post("/llmthrottle/anthropic/" + OPUS,
+                    "{\"outputTokensPerMinute\":-5}");
+            assertThat(response.statusCode()).isEqualTo(400);
+            assertThat(response.body()).contains("outputTokensPerMinute").contains("-5");
+            assertThat(app.json("/llmthrottle/anthropic/" + OPUS).path("limits").path("outputTokensPerMinute")
+                .asLong()).isEqualTo(20_000);
+            assertThat(app.post("/llmthrottle/anthropic/no-such-model", "{\"requestsPerMinute\":5}").statusCode())
+                .isEqualTo(404);
+        }
+    }
+
+    private static void assertEveryContractField(JsonNode state) {
+        assertThat(fieldNames(state.path("limits"))).contains("requestsPerMinute", "inputTokensPerMinute",
+                "outputTokensPerMinute", "maxConcurrency");
+        assertThat(fieldNames(state.path("available"))).contains("requests", "inputTokens", "outputTokens");
+        assertThat(fieldNames(state.path("server"))).contains("requestsRemaining", "requestsReset",
+                "inputTokensRemaining", "inputTokensReset", "outputTokensRemaining", "outputTokensReset",
+                "observedAt");
+        assertThat(fieldNames(state)).contains("pausedUntil", "inFlight", "concurrencyLimit", "queued", "circuit",
+                "totals");
+        assertThat(fieldNames(state.path("queued"))).contains("realtime", "normal", "batch");
+        assertThat(fieldNames(state.path("totals"))).containsExactlyInAnyOrder("calls", "attempts", "succeeded",
+                "failed", "rateLimited", "overloaded", "retries", "fallbacks", "rejected", "inputTokens",
+                "outputTokens");
+    }
+
+    static List<String> fieldNames(JsonNode node) {
+        return node.propertyNames().stream().toList();
+    }
+
+}

@@ -1,0 +1,60 @@
+package io.github.llmthrottle.autoconfigure;
+
+import io.github.llmthrottle.actuate.LlmThrottleHealthIndicator;
+import io.github.llmthrottle.actuate.ProviderSignals;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LlmThrottleHealthAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                LlmThrottleAutoConfiguration.class, LlmThrottleHealthAutoConfiguration.class))
+        .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
+                "llm.throttle.clients.anthropic.models.opus.requests-per-minute=50");
+
+    @Test
+    void registersAnIndicatorNamedLlmThrottleThatIsUpWithOneEntryPerModel() {
+        this.runner.run((context) -> {
+            assertThat(context).hasSingleBean(ProviderSignals.class);
+            assertThat(context).hasBean("llmThrottleHealthIndicator");
+            LlmThrottleHealthIndicator indicator = context.getBean(LlmThrottleHealthIndicator.class);
+            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+            assertThat(indicator.health().getDetails()).containsOnlyKeys("anthropic");
+            assertThat(indicator.health().getDetails().get("anthropic")).asInstanceOf(InstanceOfAssertFactories.MAP)
+                .containsOnlyKeys("opus");
+        });
+    }
+
+    @Test
+    void canBeTurnedOffLikeBootsOwnIndicators() {
+        this.runner.withPropertyValues("management.health.llmthrottle.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(LlmThrottleHealthIndicator.class)
+                .doesNotHaveBean(ProviderSignals.class));
+    }
+
+    @Test
+    void withoutSpringBootHealthNothingIsRegistered() {
+        this.runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(LlmThrottleHealthIndicator.class)
+                .doesNotHaveBean(ProviderSignals.class));
+    }
+
+    @Test
+    void disabledLlmThrottleHasNoIndicator() {
+        this.runner.withPropertyValues("llm.throttle.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LlmThrottleHealthIndicator.class));
+    }
+
+}

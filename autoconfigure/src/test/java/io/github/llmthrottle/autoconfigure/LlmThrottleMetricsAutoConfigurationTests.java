@@ -1,0 +1,79 @@
+package io.github.llmthrottle.autoconfigure;
+
+import io.github.llmthrottle.metrics.ThrottleMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LlmThrottleMetricsAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                LlmThrottleAutoConfiguration.class, MetricsAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                LlmThrottleMetricsAutoConfiguration.class))
+        .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
+                "llm.throttle.clients.anthropic.models.opus.requests-per-minute=50");
+
+    @Test
+    void registersTheMetricsAndTheGaugesOfConfiguredModels() {
+        this.runner.run((context) -> {
+            assertThat(context).hasSingleBean(ThrottleMetrics.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("llm.inflight").tags("client", "anthropic", "model", "opus").gauge()).isNotNull();
+            assertThat(registry.find("llm.queue.wait").tagKeys("tenant").meters()).isEmpty();
+        });
+    }
+
+    @Test
+    void tenantTagIsOptIn() {
+        this.runner.withPropertyValues("llm.throttle.metrics.tenant-tag=true")
+            .run((context) -> assertThat(context.getBean(MeterRegistry.class).find("llm.calls").meters()).isEmpty());
+    }
+
+    @Test
+    void canBeTurnedOff() {
+        this.runner.withPropertyValues("llm.throttle.metrics.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(ThrottleMetrics.class));
+    }
+
+    @Test
+    void withoutMicrometerNothingIsRegistered() {
+        this.runner.withClassLoader(new FilteredClassLoader("io.micrometer.core"))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ThrottleMetrics.class));
+    }
+
+    @Test
+    void withoutAMeterRegistryNothingIsRegistered() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
+                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class,
+                    LlmThrottleMetricsAutoConfiguration.class))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ThrottleMetrics.class));
+    }
+
+    @Test
+    void aUserMeterRegistryIsUsed() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
+                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class,
+                    LlmThrottleMetricsAutoConfiguration.class))
+            .withBean(SimpleMeterRegistry.class)
+            .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
+                    "llm.throttle.clients.anthropic.models.opus.requests-per-minute=50")
+            .run((context) -> assertThat(context.getBean(SimpleMeterRegistry.class).find("llm.inflight").gauge())
+                .isNotNull());
+    }
+
+}
