@@ -722,6 +722,17 @@ public class LlmThrottleProperties {
          */
         private OnFailure onFailure = OnFailure.LOCAL;
 
+        /**
+         * Longest wait for one Redis command; a command that takes longer counts as a failure
+         * of Redis.
+         */
+        private Duration timeout = Duration.ofMillis(500);
+
+        /**
+         * How long to do without Redis after a failure before trying it again.
+         */
+        private Duration retryInterval = Duration.ofSeconds(2);
+
         public String getKeyPrefix() {
             return this.keyPrefix;
         }
@@ -736,6 +747,22 @@ public class LlmThrottleProperties {
 
         public void setOnFailure(OnFailure onFailure) {
             this.onFailure = onFailure;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public Duration getRetryInterval() {
+            return this.retryInterval;
+        }
+
+        public void setRetryInterval(Duration retryInterval) {
+            this.retryInterval = retryInterval;
         }
 
     }

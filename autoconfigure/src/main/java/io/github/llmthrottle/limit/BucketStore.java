@@ -1,9 +1,9 @@
 package io.github.llmthrottle.limit;
 
 /**
- * Where buckets live. {@link LocalBucketStore} keeps them in this JVM; a store backed by a shared
- * server (Bucket4j's Lettuce {@code ProxyManager}, wrapped in {@link Bucket4jTokenBucket}) makes
- * every instance draw from the same buckets.
+ * Where buckets live. {@link LocalBucketStore} keeps them in this JVM; {@link RedisBucketStore}
+ * (Bucket4j's Lettuce {@code ProxyManager}, wrapped in {@link Bucket4jTokenBucket}) makes every
+ * instance that shares a Redis server draw from the same buckets.
  */
 @FunctionalInterface
 public interface BucketStore {

@@ -38,7 +38,7 @@ public final class LocalBucketStore implements BucketStore {
     }
 
     /** Bucket4j time read from a {@link Clock}, in nanoseconds since the epoch. */
-    private record ClockTimeMeter(Clock clock) implements TimeMeter {
+    record ClockTimeMeter(Clock clock) implements TimeMeter {
 
         @Override
         public long currentTimeNanos() {

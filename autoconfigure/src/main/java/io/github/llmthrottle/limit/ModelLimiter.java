@@ -23,6 +23,7 @@ import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
+import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.jspecify.annotations.Nullable;
@@ -377,7 +378,19 @@ public final class ModelLimiter implements Admission {
                         continue;
                     }
                 }
-                List<BucketSet.Charge> charges = consume(request, waiter.tenant);
+                List<BucketSet.Charge> charges;
+                try {
+                    charges = consume(request, waiter.tenant);
+                }
+                catch (BucketStoreUnavailableException ex) {
+                    // The shared store is down and configured to reject (not to fall back).
+                    iterator.remove();
+                    this.queuedByPriority[request.priority().ordinal()]--;
+                    waiter.failure = new SharedStoreUnavailableException(this.client, this.model, ex.getRetryAfter(),
+                            ex);
+                    waiter.condition.signal();
+                    continue;
+                }
                 if (charges == null) {
                     // A shared store changed between estimate and consumption: try again shortly.
                     waiter.blockedBy = Blocker.MODEL;

@@ -1,0 +1,101 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.time.Clock;
+
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.llmthrottle.limit.BucketStore;
+import io.github.llmthrottle.limit.RedisBucketStore;
+import io.lettuce.core.RedisClient;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.web.client.RestClient;
+
+/**
+ * Auto-configuration of the shared bucket store ({@code llm.throttle.store=redis}): a
+ * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client (the
+ * {@code spring.data.redis.*} settings), closed on shutdown. Runs before
+ * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without Lettuce,
+ * Bucket4j's Lettuce integration or Boot's Lettuce connection, startup fails with a message
+ * naming {@code llm.throttle.store} and what to add.
+ */
+@AutoConfiguration(before = LlmThrottleAutoConfiguration.class,
+        afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass(RestClient.class)
+@ConditionalOnBooleanProperty(name = "llm.throttle.enabled", matchIfMissing = true)
+@ConditionalOnProperty(name = "llm.throttle.store", havingValue = "redis")
+@EnableConfigurationProperties(LlmThrottleProperties.class)
+public final class LlmThrottleRedisAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ RedisClient.class, Bucket4jLettuce.class, LettuceConnectionFactory.class })
+    static class RedisBucketStoreConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(BucketStore.class)
+        @ConditionalOnBean(LettuceConnectionFactory.class)
+        RedisBucketStore llmThrottleBucketStore(LlmThrottleProperties properties,
+                LettuceConnectionFactory connectionFactory) {
+            LlmThrottleProperties.Redis redis = properties.getRedis();
+            return new RedisBucketStore(connectionFactory.getNativeClient(), redis.getKeyPrefix(),
+                    RedisBucketStore.OnFailure.valueOf(redis.getOnFailure().name()),
+                    RedisStoreRequirements.timeout(redis), RedisStoreRequirements.retryInterval(redis),
+                    Clock.systemUTC());
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedisStoreUnusableCondition.class)
+    static class RedisStoreUnusableConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(BucketStore.class)
+        BucketStore llmThrottleBucketStore(ResourceLoader resourceLoader) {
+            throw RedisStoreRequirements.unusable(resourceLoader.getClassLoader());
+        }
+
+    }
+
+    /** Matches when a class or the bean the Redis store needs is missing. */
+    static final class RedisStoreUnusableCondition extends AnyNestedCondition {
+
+        RedisStoreUnusableCondition() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnMissingClass(RedisStoreRequirements.LETTUCE_CLIENT)
+        static class NoLettuce {
+
+        }
+
+        @ConditionalOnMissingClass(RedisStoreRequirements.BUCKET4J_LETTUCE)
+        static class NoBucket4jLettuce {
+
+        }
+
+        @ConditionalOnMissingClass(RedisStoreRequirements.CONNECTION_FACTORY)
+        static class NoSpringDataRedis {
+
+        }
+
+        @ConditionalOnMissingBean(type = RedisStoreRequirements.CONNECTION_FACTORY)
+        static class NoConnectionFactory {
+
+        }
+
+    }
+
+}

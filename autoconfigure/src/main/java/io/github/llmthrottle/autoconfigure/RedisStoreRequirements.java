@@ -1,0 +1,85 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * What {@code llm.throttle.store=redis} needs: Lettuce, Bucket4j's Lettuce integration and Spring
+ * Boot's Lettuce connection ({@code spring.data.redis.*}), and valid {@code llm.throttle.redis.*}
+ * values. Says which is missing in an {@link InvalidThrottleConfigurationException}. Refers to none
+ * of those classes itself, so that it loads without them.
+ */
+final class RedisStoreRequirements {
+
+    static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
+
+    static final String BUCKET4J_LETTUCE = "io.github.bucket4j.redis.lettuce.Bucket4jLettuce";
+
+    static final String CONNECTION_FACTORY = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
+
+    private RedisStoreRequirements() {
+    }
+
+    /**
+     * The failure to start with when the Redis store cannot be built.
+     * @param classLoader the application's class loader
+     * @return the exception naming {@code llm.throttle.store} and what to add
+     */
+    static InvalidThrottleConfigurationException unusable(@Nullable ClassLoader classLoader) {
+        List<String> missing = new ArrayList<>();
+        List<String> add = new ArrayList<>();
+        if (!ClassUtils.isPresent(LETTUCE_CLIENT, classLoader)
+                || !ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
+            missing.add("Spring Data Redis with Lettuce (" + LETTUCE_CLIENT + ", " + CONNECTION_FACTORY + ")");
+            add.add("org.springframework.boot:spring-boot-starter-data-redis");
+        }
+        if (!ClassUtils.isPresent(BUCKET4J_LETTUCE, classLoader)) {
+            missing.add("Bucket4j's Lettuce integration (" + BUCKET4J_LETTUCE + ")");
+            add.add("com.bucket4j:bucket4j_jdk17-lettuce");
+        }
+        if (missing.isEmpty()) {
+            return new InvalidThrottleConfigurationException("llm.throttle.store", "redis",
+                    "the Redis store needs Spring Boot's Lettuce connection (a LettuceConnectionFactory bean, "
+                            + "configured by spring.data.redis.*) and the application has none",
+                    "Use Lettuce, Spring Boot's default Redis client (spring.data.redis.client-type=lettuce), "
+                            + "or set llm.throttle.store to memory.");
+        }
+        return new InvalidThrottleConfigurationException("llm.throttle.store", "redis",
+                "the Redis store needs " + String.join(" and ", missing) + " on the classpath",
+                "Add the dependency " + String.join(" and ", add) + ", or set llm.throttle.store to memory.");
+    }
+
+    /**
+     * The command timeout, checked.
+     * @param redis the Redis settings
+     * @return the timeout
+     */
+    static Duration timeout(LlmThrottleProperties.Redis redis) {
+        Duration timeout = redis.getTimeout();
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new InvalidThrottleConfigurationException("llm.throttle.redis.timeout", String.valueOf(timeout),
+                    "must be positive", "Use a positive duration such as 500ms or 1s.");
+        }
+        return timeout;
+    }
+
+    /**
+     * The retry interval, checked.
+     * @param redis the Redis settings
+     * @return the interval
+     */
+    static Duration retryInterval(LlmThrottleProperties.Redis redis) {
+        Duration interval = redis.getRetryInterval();
+        if (interval == null || interval.isNegative()) {
+            throw new InvalidThrottleConfigurationException("llm.throttle.redis.retry-interval",
+                    String.valueOf(interval), "must not be negative", "Use a duration such as 2s.");
+        }
+        return interval;
+    }
+
+}

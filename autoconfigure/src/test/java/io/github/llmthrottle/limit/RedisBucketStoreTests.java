@@ -1,0 +1,245 @@
+package io.github.llmthrottle.limit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.SharedStoreUnavailableException;
+import io.github.llmthrottle.time.FakeClock;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * {@link RedisBucketStore} against the Redis server on 127.0.0.1:6379 (each test uses keys of its
+ * own and deletes them). Two stores, each with its own client, stand for two instances.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RedisBucketStoreTests {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+    private static final Duration RETRY = Duration.ofSeconds(2);
+
+    private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
+
+    private final String prefix = "llm-throttle-test-" + UUID.randomUUID();
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    private final List<RedisClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void deleteKeysAndClose() throws Exception {
+        for (AutoCloseable closeable : this.closeables) {
+            closeable.close();
+        }
+        RedisClient client = client(6379);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            List<String> keys = connection.sync().keys(this.prefix + ":*");
+            if (!keys.isEmpty()) {
+                connection.sync().del(keys.toArray(String[]::new));
+            }
+        }
+        this.clients.forEach(RedisClient::shutdown);
+    }
+
+    @Test
+    void twoInstancesSharingRedisTogetherAdmitNoMoreThanOneModelsLimit() throws InterruptedException {
+        LimiterRegistry first = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        LimiterRegistry second = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        assertThat(admitted(List.of(first, second), 20)).isEqualTo(10);
+        this.clock.advance(Duration.ofSeconds(30));
+        assertThat(admitted(List.of(first, second), 20)).isEqualTo(5);
+    }
+
+    @Test
+    void settlementRefundsAndOverdrawsTheSharedBucket() throws InterruptedException {
+        LimiterRegistry first = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), null, 1000L);
+        LimiterRegistry second = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), null, 1000L);
+        Permit permit = first.limiter("anthropic", "opus").acquire(request(600));
+        assertThat(inputTokens(second)).isEqualTo(400);
+        permit.settle(100, 0);
+        assertThat(inputTokens(second)).isEqualTo(900);
+        permit.settle(1500, 0);
+        assertThat(inputTokens(second)).isEqualTo(-500);
+        assertThatExceptionOfType(AdmissionTimeoutException.class)
+            .isThrownBy(() -> second.limiter("anthropic", "opus").acquire(request(1)));
+    }
+
+    @Test
+    void bucketOperationsWorkOnTheSharedBucket() {
+        TokenBucket bucket = store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
+        TokenBucket other = store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
+        assertThat(bucket.capacity()).isEqualTo(600);
+        assertThat(bucket.availableTokens()).isEqualTo(600);
+        assertThat(bucket.tryConsume(600)).isTrue();
+        assertThat(other.tryConsume(1)).isFalse();
+        assertThat(other.nanosToWaitFor(10)).isCloseTo(Duration.ofSeconds(1).toNanos(), within(1_000_000L));
+        assertThat(other.nanosToWaitFor(601)).isEqualTo(Long.MAX_VALUE);
+        this.clock.advance(Duration.ofSeconds(30));
+        assertThat(other.availableTokens()).isEqualTo(300);
+        other.forceConsume(400);
+        assertThat(bucket.availableTokens()).isEqualTo(-100);
+        bucket.refund(5000);
+        assertThat(other.availableTokens()).isEqualTo(600);
+    }
+
+    @Test
+    void keysCarryThePrefixAndExpireOnceTheBucketWouldBeFull() {
+        store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("anthropic:opus:requests", 60).tryConsume(30);
+        try (StatefulRedisConnection<String, String> connection = client(6379).connect()) {
+            String key = this.prefix + ":anthropic:opus:requests";
+            assertThat(connection.sync().exists(key)).isEqualTo(1);
+            // 30 s to refill, plus 10 s.
+            assertThat(connection.sync().pttl(key)).isBetween(35_000L, 41_000L);
+        }
+    }
+
+    @Test
+    void aNewLimitSetOnOneInstanceGovernsTheSharedBucket() {
+        RedisBucketStore first = store(6379, RedisBucketStore.OnFailure.LOCAL);
+        RedisBucketStore second = store(6379, RedisBucketStore.OnFailure.LOCAL);
+        TokenBucket bucket = first.bucket("k", 10);
+        TokenBucket other = second.bucket("k", 10);
+        assertThat(bucket.tryConsume(10)).isTrue();
+        this.clock.advance(Duration.ofMillis(1));
+        assertThat(first.bucket("k", 20)).isSameAs(bucket);
+        assertThat(bucket.capacity()).isEqualTo(20);
+        assertThat(bucket.availableTokens()).isEqualTo(0);
+        this.clock.advance(Duration.ofSeconds(45));
+        // Refilled at 20 a minute (not 10), whichever instance asks.
+        assertThat(other.availableTokens()).isEqualTo(15);
+    }
+
+    @Test
+    void runtimeLimitChangeOfOneLimiterReachesTheOtherInstance() throws InterruptedException {
+        LimiterRegistry first = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        LimiterRegistry second = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        this.clock.advance(Duration.ofMillis(1));
+        first.limiter("anthropic", "opus").updateLimits(new ModelLimits(4L, null, null, null));
+        assertThat(admitted(List.of(second, first), 10)).isEqualTo(4);
+    }
+
+    @Test
+    void withOnFailureLocalAndRedisUnreachableCallsAreAdmittedFromLocalBuckets(CapturedOutput output)
+            throws InterruptedException {
+        RedisBucketStore store = store(1, RedisBucketStore.OnFailure.LOCAL);
+        LimiterRegistry registry = registry(store, 10L, null);
+        long start = System.nanoTime();
+        assertThat(admitted(List.of(registry), 15)).isEqualTo(10);
+        this.clock.advance(RETRY.plusSeconds(1));
+        assertThat(admitted(List.of(registry), 15)).isEqualTo(0);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(store.isUnavailable()).isTrue();
+        assertThat(output.getAll().split("Redis bucket store unavailable", -1)).hasSize(2);
+    }
+
+    @Test
+    void withOnFailureRejectAndRedisUnreachableAdmissionFailsNamingClientAndModel() {
+        LimiterRegistry registry = registry(store(1, RedisBucketStore.OnFailure.REJECT), 10L, null);
+        ModelLimiter limiter = registry.limiter("anthropic", "opus");
+        assertThatExceptionOfType(SharedStoreUnavailableException.class).isThrownBy(() -> limiter.acquire(request(0)))
+            .withMessageContaining("client 'anthropic', model 'opus'")
+            .withMessageContaining("unavailable")
+            .satisfies((ex) -> assertThat(ex.getRetryAfter()).isEqualTo(RETRY))
+            .withCauseInstanceOf(BucketStoreUnavailableException.class);
+        assertThat(limiter.state().queued().normal()).isZero();
+    }
+
+    @Test
+    void goesBackToRedisWhenItAnswersAgain(CapturedOutput output) throws Exception {
+        int port = TcpForwarder.freePort();
+        TcpForwarder forwarder = new TcpForwarder(port, 6379);
+        this.closeables.add(forwarder);
+        RedisBucketStore store = store(port, RedisBucketStore.OnFailure.LOCAL);
+        TokenBucket bucket = store.bucket("k", 100);
+        TokenBucket shared = store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("k", 100);
+        assertThat(bucket.tryConsume(10)).isTrue();
+        assertThat(shared.availableTokens()).isEqualTo(100);
+        forwarder.start();
+        assertThat(bucket.tryConsume(10)).as("still backing off").isTrue();
+        assertThat(shared.availableTokens()).isEqualTo(100);
+        this.clock.advance(RETRY);
+        assertThat(bucket.tryConsume(10)).isTrue();
+        assertThat(shared.availableTokens()).isEqualTo(90);
+        assertThat(store.isUnavailable()).isFalse();
+        assertThat(output.getAll()).contains("Redis bucket store answers again");
+        // Connection lost: local buckets at once, then Redis again once Lettuce has reconnected.
+        forwarder.stop();
+        // The local bucket: 80 and a little refill.
+        assertThat(bucket.availableTokens()).isBetween(80L, 89L);
+        assertThat(store.isUnavailable()).isTrue();
+        forwarder.start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (store.isUnavailable() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            this.clock.advance(RETRY);
+            bucket.availableTokens();
+        }
+        assertThat(store.isUnavailable()).isFalse();
+        assertThat(bucket.tryConsume(5)).isTrue();
+        assertThat(bucket.availableTokens()).isEqualTo(shared.availableTokens()).isLessThan(100);
+    }
+
+    private int admitted(List<LimiterRegistry> registries, int attempts) throws InterruptedException {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            try {
+                registries.get(i % registries.size()).limiter("anthropic", "opus").acquire(request(0))
+                    .release(Permit.Outcome.IGNORED);
+                admitted++;
+            }
+            catch (AdmissionTimeoutException ex) {
+                // not admitted now
+            }
+        }
+        return admitted;
+    }
+
+    private static long inputTokens(LimiterRegistry registry) {
+        return registry.limiter("anthropic", "opus").state().available().inputTokens();
+    }
+
+    private static AdmissionRequest request(long inputTokens) {
+        return new AdmissionRequest(Priority.NORMAL, null, inputTokens, 0, Duration.ZERO);
+    }
+
+    private LimiterRegistry registry(BucketStore store, Long rpm, Long itpm) {
+        return new LimiterRegistry(
+                Map.of("anthropic", new ClientLimits(null, Map.of("opus", new ModelLimits(rpm, itpm, null, null)))),
+                100, Duration.ZERO, (tenant) -> null, store, this.clock, WaitStrategy.CONDITION);
+    }
+
+    private RedisBucketStore store(int port, RedisBucketStore.OnFailure onFailure) {
+        RedisBucketStore store = new RedisBucketStore(client(port), this.prefix, onFailure, TIMEOUT, RETRY,
+                this.clock);
+        this.closeables.add(store);
+        return store;
+    }
+
+    private RedisClient client(int port) {
+        RedisClient client = RedisClient.create(RedisURI.builder()
+            .withHost("127.0.0.1")
+            .withPort(port)
+            .withTimeout(Duration.ofSeconds(2))
+            .build());
+        this.clients.add(client);
+        return client;
+    }
+
+}

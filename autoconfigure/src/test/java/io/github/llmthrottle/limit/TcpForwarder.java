@@ -1,0 +1,109 @@
+package io.github.llmthrottle.limit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Forwards a loopback port to another one, to make a server go away and come back in tests.
+ */
+final class TcpForwarder implements AutoCloseable {
+
+    private final int port;
+
+    private final int target;
+
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+    private volatile ServerSocket server;
+
+    TcpForwarder(int port, int target) {
+        this.port = port;
+        this.target = target;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    void start() throws IOException {
+        ServerSocket socket = new ServerSocket();
+        socket.setReuseAddress(true);
+        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port));
+        this.server = socket;
+        Thread acceptor = new Thread(() -> accept(socket), "forwarder-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    private void accept(ServerSocket socket) {
+        try {
+            while (!socket.isClosed()) {
+                Socket inbound = socket.accept();
+                Socket outbound = new Socket(InetAddress.getLoopbackAddress(), this.target);
+                this.sockets.add(inbound);
+                this.sockets.add(outbound);
+                pump(inbound, outbound);
+                pump(outbound, inbound);
+            }
+        }
+        catch (IOException ex) {
+            // closed
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[8192];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int read;
+                while ((read = in.read(buffer)) != -1) {
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            }
+            catch (IOException ex) {
+                // closed
+            }
+            finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "forwarder-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Stops listening and drops every forwarded connection. */
+    void stop() {
+        ServerSocket socket = this.server;
+        if (socket != null) {
+            closeQuietly(socket);
+        }
+        this.sockets.forEach(TcpForwarder::closeQuietly);
+        this.sockets.clear();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        }
+        catch (Exception ex) {
+            // ignore
+        }
+    }
+
+}
