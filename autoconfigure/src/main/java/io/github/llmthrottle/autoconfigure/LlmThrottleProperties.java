@@ -244,54 +244,15 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * Per-minute limits of a model (or of models without their own entry). Unset means no local
-     * limit for that dimension.
+     * Per-minute limits of a model (or of models without their own entry), and its concurrency
+     * ceiling. Unset means no local limit for that dimension.
      */
-    public static class Limits {
-
-        /**
-         * Requests per minute.
-         */
-        private @Nullable Long requestsPerMinute;
-
-        /**
-         * Input tokens per minute (estimated before the call, corrected from the response's usage).
-         */
-        private @Nullable Long inputTokensPerMinute;
-
-        /**
-         * Output tokens per minute (reserved from max_tokens, the unused part refunded).
-         */
-        private @Nullable Long outputTokensPerMinute;
+    public static class Limits extends RateLimits {
 
         /**
          * Ceiling of the adaptive concurrency limit; calls beyond it wait in the priority queue.
          */
         private @Nullable Integer maxConcurrency;
-
-        public @Nullable Long getRequestsPerMinute() {
-            return this.requestsPerMinute;
-        }
-
-        public void setRequestsPerMinute(@Nullable Long requestsPerMinute) {
-            this.requestsPerMinute = requestsPerMinute;
-        }
-
-        public @Nullable Long getInputTokensPerMinute() {
-            return this.inputTokensPerMinute;
-        }
-
-        public void setInputTokensPerMinute(@Nullable Long inputTokensPerMinute) {
-            this.inputTokensPerMinute = inputTokensPerMinute;
-        }
-
-        public @Nullable Long getOutputTokensPerMinute() {
-            return this.outputTokensPerMinute;
-        }
-
-        public void setOutputTokensPerMinute(@Nullable Long outputTokensPerMinute) {
-            this.outputTokensPerMinute = outputTokensPerMinute;
-        }
 
         public @Nullable Integer getMaxConcurrency() {
             return this.maxConcurrency;
@@ -585,9 +546,16 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * Per-minute limits of one tenant.
+     * Per-minute limits of one tenant. Unset means no tenant limit for that dimension.
      */
-    public static class TenantLimits {
+    public static class TenantLimits extends RateLimits {
+
+    }
+
+    /**
+     * Requests, input tokens and output tokens per minute, the three dimensions providers meter.
+     */
+    public abstract static class RateLimits {
 
         /**
          * Requests per minute.
@@ -595,12 +563,12 @@ public class LlmThrottleProperties {
         private @Nullable Long requestsPerMinute;
 
         /**
-         * Input tokens per minute.
+         * Input tokens per minute (estimated before the call, corrected from the response's usage).
          */
         private @Nullable Long inputTokensPerMinute;
 
         /**
-         * Output tokens per minute.
+         * Output tokens per minute (reserved from max_tokens, the unused part refunded).
          */
         private @Nullable Long outputTokensPerMinute;
 
