@@ -1,0 +1,101 @@
+package io.github.llmthrottle.benchmarks.jmh;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.github.llmthrottle.benchmarks.MessagesBodies;
+import io.github.llmthrottle.benchmarks.ThrottleApplication;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ThrottlingInterceptor;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+
+/**
+ * The overhead per call: one Messages call (2 KB body, response with rate-limit headers and
+ * {@code usage}) through a {@code RestClient} with llm-throttle's interceptor from the
+ * auto-configuration (body reading, token estimate, admission, classification, usage settlement,
+ * calibration from the headers), against the same {@code RestClient} without it. Both use a stub
+ * HTTP client with no socket, so the difference is what llm-throttle adds to a call.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+// the throttled path is long: on a busy two-core machine it took about 14 s of C2 compilation
+// before its time per call was steady
+@Warmup(iterations = 10, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class InterceptorBenchmark {
+
+    private static final String BASE_URL = "http://llm.invalid";
+
+    private static final String MODEL = "claude-sonnet-4-5";
+
+    private final String body = new String(MessagesBodies.ofSize(MODEL, 1024, 2048), StandardCharsets.UTF_8);
+
+    private ConfigurableApplicationContext context;
+
+    private RestClient plain;
+
+    private RestClient throttled;
+
+    @Setup
+    public void start() {
+        long limit = StubRequestFactory.LIMIT;
+        this.context = ThrottleApplication.start(BASE_URL, MODEL, Map.of("requests-per-minute", limit,
+                "input-tokens-per-minute", limit, "output-tokens-per-minute", limit));
+        StubRequestFactory stub = new StubRequestFactory();
+        this.plain = RestClient.builder()
+            .baseUrl(BASE_URL)
+            .defaultHeader("x-api-key", "benchmark")
+            .defaultHeader("anthropic-version", "2023-06-01")
+            .requestFactory(stub)
+            .build();
+        this.throttled = this.plain.mutate()
+            .requestInterceptor(this.context.getBean(ThrottlingInterceptor.class))
+            .build();
+    }
+
+    LlmThrottleRegistry registry() {
+        return this.context.getBean(LlmThrottleRegistry.class);
+    }
+
+    @TearDown
+    public void stop() {
+        this.context.close();
+    }
+
+    @Benchmark
+    public String withoutLlmThrottle() {
+        return call(this.plain);
+    }
+
+    @Benchmark
+    public String withLlmThrottle() {
+        return call(this.throttled);
+    }
+
+    private String call(RestClient client) {
+        return client.post()
+            .uri("/v1/messages")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body(this.body)
+            .retrieve()
+            .body(String.class);
+    }
+
+}

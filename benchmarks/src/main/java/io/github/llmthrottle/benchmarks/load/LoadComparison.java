@@ -1,0 +1,235 @@
+package io.github.llmthrottle.benchmarks.load;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+import io.github.llmthrottle.benchmarks.MessagesBodies;
+import io.github.llmthrottle.test.LlmSimulator;
+import io.github.llmthrottle.test.ModelLimits;
+import io.github.llmthrottle.test.SimulatorStats;
+
+import org.springframework.web.client.RestClient;
+
+/**
+ * Offers the same load to each contender against its own fresh simulator (same limits, latency
+ * and request bodies), on loopback, and prints a Markdown table. Each run is bounded: the load
+ * lasts {@code --seconds}, and calls still running {@link LoadScenario#deadline()} later count as
+ * failed.
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.load.LoadComparison \
+ *     [--seconds 20] [--rate CALLS_PER_SECOND] [--only SUBSTRING[,SUBSTRING...]]
+ * </pre>
+ */
+public final class LoadComparison {
+
+    private LoadComparison() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Duration duration = Duration.ofSeconds(20);
+        Double rate = null;
+        List<String> only = List.of();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(args[++i]));
+                case "--rate" -> rate = Double.parseDouble(args[++i]);
+                case "--only" -> only = List.of(args[++i].toLowerCase(Locale.ROOT).split(","));
+                default -> throw new IllegalArgumentException(
+                        "Unknown argument " + args[i] + "; use --seconds N, --rate R, --only a,b");
+            }
+        }
+        LoadScenario scenario = LoadScenario.twiceTheLimit(duration);
+        if (rate != null) {
+            scenario = scenario.withCallsPerSecond(rate);
+        }
+        System.out.println(describe(scenario));
+        List<ContenderResult> results = new ArrayList<>();
+        for (ContenderSpec spec : ContenderSpec.all(scenario)) {
+            String name = spec.name().toLowerCase(Locale.ROOT);
+            if (!only.isEmpty() && only.stream().noneMatch(name::contains)) {
+                continue;
+            }
+            System.out.println("running: " + spec.name());
+            ContenderResult result = run(scenario, spec);
+            System.out.println("  " + row(result));
+            results.add(result);
+        }
+        System.out.println();
+        System.out.println(table(results));
+        System.exit(0);
+    }
+
+    /**
+     * The scenario in one paragraph, for the report.
+     * @param scenario the scenario
+     * @return the description
+     */
+    public static String describe(LoadScenario scenario) {
+        return String.format(Locale.ROOT,
+                "Scenario: Anthropic dialect, %s with RPM %,d, ITPM %,d, OTPM %,d; latency %d ms; prompts of 50-350 "
+                        + "input tokens (200 on average), max_tokens %d, %d output tokens; the provider admits "
+                        + "%.1f calls/s; offered %.1f calls/s for %d s (%d calls, a thread each)%s. JDK %s, %d CPUs.",
+                scenario.model(), scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
+                scenario.outputTokensPerMinute(), scenario.latency().toMillis(), scenario.maxTokens(),
+                scenario.outputTokens(), scenario.bindingCallsPerSecond(), scenario.callsPerSecond(),
+                scenario.duration().toSeconds(), scenario.calls(),
+                scenario.drain() ? "; buckets drained first" : "", Runtime.version(),
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * Runs one contender against a fresh simulator.
+     * @param scenario the scenario
+     * @param spec the contender
+     * @return what it achieved
+     * @throws InterruptedException if interrupted
+     */
+    public static ContenderResult run(LoadScenario scenario, ContenderSpec spec) throws InterruptedException {
+        try (LlmSimulator simulator = LlmSimulator.builder()
+            .model(scenario.model(), ModelLimits.of(scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
+                    scenario.outputTokensPerMinute()))
+            .latency(scenario.latency(), Duration.ZERO)
+            .outputTokens(scenario.outputTokens())
+            .start(); Contender contender = spec.factory().create(simulator.baseUrl(), scenario)) {
+            if (scenario.drain()) {
+                drain(scenario, simulator, contender);
+            }
+            simulator.resetStats();
+            return offer(scenario, spec.name(), contender, simulator);
+        }
+    }
+
+    /**
+     * Empties the provider's input-token bucket (and llm-throttle's) with two large calls, so that
+     * the run measures the refill and not the minute's worth of burst a full bucket holds.
+     */
+    private static void drain(LoadScenario scenario, LlmSimulator simulator, Contender contender) {
+        long tokens = scenario.inputTokensPerMinute() / 2 - 500;
+        String body = MessagesBodies.singleTurn(scenario.model(), 10, "y".repeat((int) (4 * tokens)));
+        RestClient plain = PlainRestClients.create(simulator.baseUrl());
+        for (int i = 0; i < 2; i++) {
+            if (!contender.drain(body)) {
+                PlainRestClients.post(plain, body);
+            }
+        }
+    }
+
+    private static ContenderResult offer(LoadScenario scenario, String name, Contender contender,
+            LlmSimulator simulator) throws InterruptedException {
+        int calls = scenario.calls();
+        ExecutorService pool = Executors.newCachedThreadPool();
+        ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
+        CountDownLatch done = new CountDownLatch(calls);
+        long intervalNanos = (long) (1e9 / scenario.callsPerSecond());
+        Instant start = Instant.now();
+        long startNanos = System.nanoTime();
+        AtomicLong lastEnd = new AtomicLong(startNanos);
+        try {
+            for (int i = 0; i < calls; i++) {
+                long due = startNanos + i * intervalNanos;
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                String prompt = scenario.prompt(i);
+                pool.execute(() -> {
+                    try {
+                        contender.call(prompt);
+                        latencies.add(System.nanoTime() - due);
+                    }
+                    catch (Throwable ex) {
+                        failures.computeIfAbsent(cause(ex), (key) -> new AtomicInteger()).incrementAndGet();
+                    }
+                    finally {
+                        lastEnd.accumulateAndGet(System.nanoTime(), Math::max);
+                        done.countDown();
+                    }
+                });
+            }
+            long remaining = startNanos + scenario.duration().toNanos() + scenario.deadline().toNanos()
+                    - System.nanoTime();
+            done.await(Math.max(remaining, 0), TimeUnit.NANOSECONDS);
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        Map<String, Integer> failed = new TreeMap<>();
+        failures.forEach((cause, count) -> failed.put(cause, count.get()));
+        int succeeded = latencies.size();
+        int accounted = succeeded + failed.values().stream().mapToInt(Integer::intValue).sum();
+        if (accounted < calls) {
+            failed.put("unfinished", calls - accounted);
+        }
+        SimulatorStats stats = simulator.stats(scenario.model());
+        return new ContenderResult(name, calls, succeeded, failed, stats.attempts(), stats.rateLimited(),
+                latencies.stream().mapToLong(Long::longValue).toArray(),
+                inputTokensPerSecond(stats, start, scenario.duration()), scenario.inputTokensPerMinute() / 60.0,
+                Duration.ofNanos(lastEnd.get() - startNanos));
+    }
+
+    /**
+     * Input tokens the provider admitted per second over the whole seconds of the offered load,
+     * leaving out the partial second the load starts in and the next one (which can spend what the drain
+     * left).
+     */
+    private static double inputTokensPerSecond(SimulatorStats stats, Instant start, Duration duration) {
+        Instant from = start.truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        Instant to = start.plus(duration).truncatedTo(ChronoUnit.SECONDS);
+        long seconds = Duration.between(from, to).toSeconds();
+        if (seconds <= 0) {
+            return 0;
+        }
+        return stats.inputTokensBetween(from, to) / (double) seconds;
+    }
+
+    private static String cause(Throwable ex) {
+        String name = ex.getClass().getSimpleName();
+        if (ex.getClass().getEnclosingClass() != null) {
+            name = ex.getClass().getEnclosingClass().getSimpleName() + "." + name;
+        }
+        return name;
+    }
+
+    /**
+     * The results as a Markdown table.
+     * @param results the results
+     * @return the table
+     */
+    public static String table(List<ContenderResult> results) {
+        StringBuilder table = new StringBuilder();
+        table.append("| Contender | Calls | OK | Failed | Success | Attempts | 429s | p50 | p95 | p99 | "
+                + "Input tok/s (of limit) | Wall | Failures |\n");
+        table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        results.forEach((result) -> table.append(row(result)).append('\n'));
+        return table.toString();
+    }
+
+    private static String row(ContenderResult r) {
+        String failures = r.failures().isEmpty() ? "" : r.failures().entrySet().stream()
+            .map((entry) -> entry.getKey() + " " + entry.getValue())
+            .collect(Collectors.joining(", "));
+        return String.format(Locale.ROOT,
+                "| %s | %d | %d | %d | %.0f %% | %d | %d | %s | %s | %s | %,.0f (%.0f %%) | %s | %s |", r.name(),
+                r.calls(), r.succeeded(), r.failed(), 100 * r.successRate(), r.attempts(), r.rateLimited(),
+                seconds(r.latency(50)), seconds(r.latency(95)), seconds(r.latency(99)), r.inputTokensPerSecond(),
+                100 * r.utilisation(), seconds(r.wall()), failures);
+    }
+
+    private static String seconds(Duration duration) {
+        return String.format(Locale.ROOT, "%.2f s", duration.toNanos() / 1e9);
+    }
+
+}

@@ -1,0 +1,123 @@
+package io.github.llmthrottle.benchmarks.load;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import io.github.llmthrottle.benchmarks.MessagesBodies;
+
+/**
+ * One load scenario, the same for every contender: the provider's limits and latency, the
+ * request bodies, and the offered load (calls started at a fixed rate, each on its own thread, for
+ * a fixed time, whatever happens to earlier calls).
+ *
+ * @param model the model called
+ * @param requestsPerMinute the provider's RPM
+ * @param inputTokensPerMinute the provider's ITPM
+ * @param outputTokensPerMinute the provider's OTPM
+ * @param latency the provider's time to answer one call
+ * @param maxTokens {@code max_tokens} of every call
+ * @param outputTokens output tokens of every answer
+ * @param prompts the user message of each call, used in turn
+ * @param callsPerSecond the offered load
+ * @param duration how long the load is offered
+ * @param drain whether the provider's buckets are emptied before the load starts, so that the run
+ * measures the steady refill rather than a minute's worth of stored burst
+ * @param deadline how long to wait for the last calls after the load ends; calls still running then
+ * count as failed
+ */
+public record LoadScenario(String model, long requestsPerMinute, long inputTokensPerMinute, long outputTokensPerMinute,
+        Duration latency, int maxTokens, int outputTokens, List<String> prompts, double callsPerSecond,
+        Duration duration, boolean drain, Duration deadline) {
+
+    /** The default model. */
+    public static final String MODEL = "claude-sonnet-4-5";
+
+    public LoadScenario {
+        prompts = List.copyOf(prompts);
+    }
+
+    /**
+     * The scenario of the report: RPM 600, ITPM 60,000 (binding: prompts average 200 input tokens,
+     * so the provider admits 5 calls a second), OTPM 60,000, 50 ms latency, offered at twice the
+     * binding limit.
+     * @param duration how long the load is offered
+     * @return the scenario
+     */
+    public static LoadScenario twiceTheLimit(Duration duration) {
+        // 60,000 ITPM / 60 s / 200 tokens = 5 calls a second; RPM allows 10, OTPM 15
+        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 42), 10,
+                duration, true, Duration.ofSeconds(120));
+    }
+
+    /**
+     * Prompts of 50 to 350 input tokens (200 on average, by the simulator's four characters a
+     * token), in a fixed pseudo-random order, so that every contender sends the same bodies and a
+     * limiter tuned to one request size does not fit exactly.
+     * @param count how many distinct prompts
+     * @param seed the order
+     * @return the prompts
+     */
+    static List<String> prompts(int count, long seed) {
+        Random random = new Random(seed);
+        List<String> prompts = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int tokens = 50 + random.nextInt(301);
+            prompts.add(MessagesBodies.prose(4 * tokens, i));
+        }
+        return prompts;
+    }
+
+    /**
+     * The calls a second the provider admits in the steady state, whichever limit binds.
+     * @return calls per second
+     */
+    public double bindingCallsPerSecond() {
+        double inputTokens = this.prompts.stream().mapToInt((prompt) -> (prompt.length() + 3) / 4).average().orElse(1);
+        double byRequests = this.requestsPerMinute / 60.0;
+        double byInput = this.inputTokensPerMinute / 60.0 / inputTokens;
+        double byOutput = this.outputTokensPerMinute / 60.0 / this.maxTokens;
+        return Math.min(byRequests, Math.min(byInput, byOutput));
+    }
+
+    /**
+     * The number of calls offered.
+     * @return calls
+     */
+    public int calls() {
+        return (int) Math.round(this.callsPerSecond * this.duration.toNanos() / 1e9);
+    }
+
+    /**
+     * The prompt of the {@code index}th call.
+     * @param index the call
+     * @return its prompt
+     */
+    public String prompt(int index) {
+        return this.prompts.get(index % this.prompts.size());
+    }
+
+    /**
+     * This scenario at another offered load.
+     * @param callsPerSecond the load
+     * @return the new scenario
+     */
+    public LoadScenario withCallsPerSecond(double callsPerSecond) {
+        return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
+                this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
+                callsPerSecond, this.duration, this.drain, this.deadline);
+    }
+
+    /**
+     * This scenario with or without draining the provider's buckets first.
+     * @param drain whether to drain
+     * @return the new scenario
+     */
+    public LoadScenario withDrain(boolean drain) {
+        return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
+                this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
+                this.callsPerSecond, this.duration, drain, this.deadline);
+    }
+
+}

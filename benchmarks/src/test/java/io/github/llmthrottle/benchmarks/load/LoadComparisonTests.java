@@ -1,0 +1,47 @@
+package io.github.llmthrottle.benchmarks.load;
+
+import java.time.Duration;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * Sanity checks of the load comparison harness, not a benchmark: every contender completes a tiny
+ * run of five calls, well within the simulator's limits, without errors or 429s.
+ */
+class LoadComparisonTests {
+
+    private static final LoadScenario TINY = LoadScenario.twiceTheLimit(Duration.ofSeconds(1))
+        .withCallsPerSecond(5)
+        .withDrain(false);
+
+    static Stream<Arguments> contenders() {
+        return ContenderSpec.all(TINY).stream().map((spec) -> Arguments.of(spec.name(), spec));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("contenders")
+    void everyContenderCompletesATinyRunWithoutErrors(String name, ContenderSpec spec) throws Exception {
+        ContenderResult result = LoadComparison.run(TINY, spec);
+        assertThat(result.calls()).isEqualTo(5);
+        assertThat(result.failures()).as("failures of %s", name).isEmpty();
+        assertThat(result.succeeded()).isEqualTo(5);
+        assertThat(result.attempts()).as("attempts the simulator saw").isEqualTo(5);
+        assertThat(result.rateLimited()).isZero();
+        assertThat(result.latency(99)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void theReportScenarioOffersTwiceWhatTheProviderAdmits() {
+        LoadScenario scenario = LoadScenario.twiceTheLimit(Duration.ofSeconds(20));
+        assertThat(scenario.bindingCallsPerSecond()).isCloseTo(5, within(0.25));
+        assertThat(scenario.calls()).isEqualTo(200);
+    }
+
+}
