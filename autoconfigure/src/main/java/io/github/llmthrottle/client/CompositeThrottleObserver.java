@@ -25,17 +25,6 @@ public final class CompositeThrottleObserver implements ThrottleObserver {
         this.observers = List.copyOf(observers);
     }
 
-    /**
-     * Adds an observer, giving a new composite.
-     * @param observer the observer to add
-     * @return a composite of the observers so far and {@code observer}
-     */
-    public CompositeThrottleObserver with(ThrottleObserver observer) {
-        List<ThrottleObserver> all = new java.util.ArrayList<>(this.observers);
-        all.add(observer);
-        return new CompositeThrottleObserver(all);
-    }
-
     @Override
     public void onRetry(String client, String model, Classification classification, Duration wait, int retryCount) {
         each((observer) -> observer.onRetry(client, model, classification, wait, retryCount));
