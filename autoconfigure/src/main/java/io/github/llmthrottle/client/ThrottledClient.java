@@ -300,7 +300,7 @@ public final class ThrottledClient {
             circuit.record(Classification.Outcome.SUCCESS);
             this.observer.onAttempt(this.settings.name(), model.name, Classification.Outcome.SUCCESS, status.value(),
                     elapsed(sent));
-            calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()), permit);
+            calibrate(model, RateLimitHeaders.parse(this.settings.provider(), headers, this.clock.instant()));
             return success(model, llmRequest, permit, response, status, headers);
         }
         byte[] errorBody = readAtMost(response.getBody(), MAX_ERROR_BODY);
@@ -312,10 +312,10 @@ public final class ThrottledClient {
                 elapsed(sent));
         RateLimitSnapshot rateLimits = classification.rateLimits();
         if (classification.outcome() == Outcome.RATE_LIMITED && rateLimits != null && !rateLimits.isEmpty()) {
-            model.limiter.calibrateRejected(rateLimits, permit);
+            model.limiter.calibrateRejected(rateLimits);
         }
         else {
-            calibrate(model, rateLimits, permit);
+            calibrate(model, rateLimits);
         }
         countFailure(model, classification);
         Duration serverWait = classification.serverWait();
@@ -340,9 +340,9 @@ public final class ThrottledClient {
         };
     }
 
-    private static void calibrate(ThrottledModel model, @Nullable RateLimitSnapshot snapshot, Permit permit) {
+    private static void calibrate(ThrottledModel model, @Nullable RateLimitSnapshot snapshot) {
         if (snapshot != null && !snapshot.isEmpty()) {
-            model.limiter.calibrate(snapshot, permit);
+            model.limiter.calibrate(snapshot);
         }
     }
 

@@ -148,9 +148,6 @@ public final class ModelLimiter implements Admission {
 
     private long sequence;
 
-    /** Tokens (and requests) admitted so far per dimension, to tell which reservations a response predates. */
-    private final long[] admittedTotal = new long[Dimension.values().length];
-
     private @Nullable Waiter timerOwner;
 
     private long nextWake = Long.MAX_VALUE;
@@ -400,12 +397,8 @@ public final class ModelLimiter implements Admission {
                 iterator.remove();
                 this.queuedByPriority[request.priority().ordinal()]--;
                 this.inFlight++;
-                for (Dimension dimension : Dimension.values()) {
-                    this.admittedTotal[dimension.ordinal()] += dimension.cost(request.inputTokens(),
-                            request.outputTokens());
-                }
                 waiter.permit = new LimiterPermit(request.inputTokens(), request.outputTokens(), charges, now,
-                        this.inFlight, this.admittedTotal.clone());
+                        this.inFlight);
                 waiter.condition.signal();
                 if (this.rampingUp) {
                     this.notBefore = saturatedAdd(now, staggerNanos());
@@ -461,20 +454,7 @@ public final class ModelLimiter implements Admission {
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
-        calibrate(snapshot, null);
-    }
-
-    /**
-     * Applies the rate-limit headers of the response to the attempt holding {@code permit}. The
-     * provider's remaining values predate the attempts admitted after this one (the provider had
-     * not seen them when it answered), so their reservations are taken off the remaining values
-     * before the buckets are pulled down; without this, a busy model would forget its newest
-     * in-flight reservations on every response and overshoot.
-     * @param snapshot the headers of one response
-     * @param permit the permit of the attempt that received the response, or {@code null}
-     */
-    public void calibrate(RateLimitSnapshot snapshot, @Nullable Permit permit) {
-        calibrate(snapshot, permit, false);
+        calibrate(snapshot, false);
     }
 
     /**
@@ -484,13 +464,12 @@ public final class ModelLimiter implements Admission {
      * still holds is drift (for example the transit time of the first call after the bucket was
      * full, during which the local bucket refilled and the provider's did not).
      * @param snapshot the headers of the 429 response
-     * @param permit the permit of the attempt that received it, or {@code null}
      */
-    public void calibrateRejected(RateLimitSnapshot snapshot, @Nullable Permit permit) {
-        calibrate(snapshot, permit, true);
+    public void calibrateRejected(RateLimitSnapshot snapshot) {
+        calibrate(snapshot, true);
     }
 
-    private void calibrate(RateLimitSnapshot snapshot, @Nullable Permit permit, boolean rejected) {
+    private void calibrate(RateLimitSnapshot snapshot, boolean rejected) {
         this.lock.lock();
         try {
             long now = now();
@@ -507,13 +486,11 @@ public final class ModelLimiter implements Admission {
             }
             applyLimits();
             long observedAt = nanos(snapshot.observedAt());
-            long[] mark = (permit instanceof LimiterPermit limiterPermit && limiterPermit.owner() == this)
-                    ? limiterPermit.admittedMark : this.admittedTotal;
-            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), observedAt, now, mark, rejected);
-            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), observedAt, now, mark, rejected);
-            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), observedAt, now, mark, rejected);
+            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), observedAt, now, rejected);
+            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), observedAt, now, rejected);
+            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), observedAt, now, rejected);
             if (combinedOnly) {
-                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), observedAt, now, mark, rejected);
+                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), observedAt, now, rejected);
             }
             dispatch(now);
         }
@@ -528,7 +505,7 @@ public final class ModelLimiter implements Admission {
         }
     }
 
-    private void pullDown(Dimension dimension, @Nullable Long remaining, long observedAt, long now, long[] mark,
+    private void pullDown(Dimension dimension, @Nullable Long remaining, long observedAt, long now,
             boolean rejected) {
         TokenBucket bucket = this.buckets.get(dimension);
         if (bucket == null || remaining == null) {
@@ -538,8 +515,7 @@ public final class ModelLimiter implements Admission {
         long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
         long elapsed = Math.max(0, now - observedAt);
         long refilled = (long) Math.min((double) bucket.capacity(), (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        long unseen = Math.max(0, this.admittedTotal[dimension.ordinal()] - mark[dimension.ordinal()]);
-        long target = Math.max(0, saturatedAdd(saturatedAdd(Math.max(remaining, 0), slack), refilled) - unseen);
+        long target = saturatedAdd(saturatedAdd(Math.max(remaining, 0), slack), refilled);
         long available = bucket.availableTokens();
         if (available > target) {
             bucket.forceConsume(available - target);
@@ -860,8 +836,6 @@ public final class ModelLimiter implements Admission {
 
         private final int inFlightAtAdmission;
 
-        private final long[] admittedMark;
-
         private long inputTokens;
 
         private long outputTokens;
@@ -869,17 +843,12 @@ public final class ModelLimiter implements Admission {
         private boolean released;
 
         LimiterPermit(long inputTokens, long outputTokens, List<BucketSet.Charge> charges, long admittedAt,
-                int inFlightAtAdmission, long[] admittedMark) {
-            this.admittedMark = admittedMark;
+                int inFlightAtAdmission) {
             this.inputTokens = inputTokens;
             this.outputTokens = outputTokens;
             this.charges = charges;
             this.admittedAt = admittedAt;
             this.inFlightAtAdmission = inFlightAtAdmission;
-        }
-
-        ModelLimiter owner() {
-            return ModelLimiter.this;
         }
 
         @Override
