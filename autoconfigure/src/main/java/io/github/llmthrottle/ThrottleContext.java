@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the current {@link Throttled} invocation was routed to: client, model, priority, tenant and
  * attempt (0 for the first model, 1 for the first fallback, ...). Calls made through a throttled
- * {@code RestClient} on the same thread are admitted with this priority and tenant.
+ * {@code RestClient} on the same thread are admitted with this priority and tenant. Outside an
+ * annotated method, a call whose tenant a {@code TenantResolver} resolved runs with a context of
+ * its own, so that observers of the call (metrics) see the tenant too.
  */
 public final class ThrottleContext {
 

@@ -55,6 +55,9 @@ public final class ThrottledClient {
 
     private static final int MAX_ERROR_BODY = 1024 * 1024;
 
+    private static final ThrottleContext.Scope NO_SCOPE = () -> {
+    };
+
     private final ClientSettings settings;
 
     private final LimiterRegistry limiters;
@@ -168,7 +171,11 @@ public final class ThrottledClient {
                 : this.tenantResolver.resolveTenant(request);
         Duration maxWait = (context != null) ? context.getMaxWait() : null;
         AdmissionRequest admission = new AdmissionRequest(priority, tenant, inputTokens, outputTokens, maxWait);
-        try {
+        // a tenant from the TenantResolver is made current for the call, so observers (metrics) see it too
+        ThrottleContext.Scope scope = (context == null && tenant != null)
+                ? ThrottleContext.open(new ThrottleContext(this.settings.name(), modelName, priority, tenant, 0, null))
+                : NO_SCOPE;
+        try (scope) {
             ClientHttpResponse response = this.retryEngine.execute(this.settings.name(), modelName,
                     (retryCount) -> attempt(model, llmRequest, admission, request, body, execution, retryCount));
             boolean succeeded = response.getStatusCode().is2xxSuccessful();
