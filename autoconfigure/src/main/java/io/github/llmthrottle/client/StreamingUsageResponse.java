@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import io.github.llmthrottle.provider.Usage;
@@ -34,6 +35,8 @@ final class StreamingUsageResponse implements ClientHttpResponse {
     private final Consumer<Outcome> onEnd;
 
     private final AtomicBoolean ended = new AtomicBoolean();
+
+    private final ReentrantLock lock = new ReentrantLock();
 
     private @Nullable InputStream body;
 
@@ -65,11 +68,17 @@ final class StreamingUsageResponse implements ClientHttpResponse {
     }
 
     @Override
-    public synchronized InputStream getBody() throws IOException {
-        if (this.body == null) {
-            this.body = new EventScanningStream(this.delegate.getBody());
+    public InputStream getBody() throws IOException {
+        this.lock.lock();
+        try {
+            if (this.body == null) {
+                this.body = new EventScanningStream(this.delegate.getBody());
+            }
+            return this.body;
         }
-        return this.body;
+        finally {
+            this.lock.unlock();
+        }
     }
 
     @Override
