@@ -50,6 +50,20 @@ class RateLimitHeadersTests {
     }
 
     @Test
+    void readsFractionalSecondsAndRejectsImpossibleDatesWithoutThrowing() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.add("anthropic-ratelimit-requests-reset", "2025-08-21T12:40:59.250Z");
+        headers.add("anthropic-ratelimit-input-tokens-reset", "2025-02-30T12:00:00Z");
+        headers.add("anthropic-ratelimit-output-tokens-reset", "2025-08-21T25:00:00Z");
+        headers.add("anthropic-ratelimit-tokens-reset", "2025-0a-21T12:40:59Z");
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW);
+        assertThat(snapshot.requestsReset()).isEqualTo("2025-08-21T12:40:59.250Z");
+        assertThat(snapshot.inputTokensReset()).isNull();
+        assertThat(snapshot.outputTokensReset()).isNull();
+        assertThat(snapshot.tokensReset()).isNull();
+    }
+
+    @Test
     void toleratesTheUnifiedFamilyWithEpochSecondResets() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("anthropic-ratelimit-unified-status", "allowed");
