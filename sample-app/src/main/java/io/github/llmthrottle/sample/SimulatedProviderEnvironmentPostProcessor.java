@@ -35,7 +35,7 @@ class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProces
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("sample.simulator.enabled", String.valueOf(enabled));
         // a burst of hundreds of calls is for the simulator, never for a paid API
-        properties.put("demo.enabled", String.valueOf(enabled && !anthropicKey));
+        properties.put("sample.demo-allowed", String.valueOf(enabled && !anthropicKey));
         String simulator = null;
         if (enabled) {
             int port = environment.getProperty("sample.simulator.port", Integer.class, 0);
