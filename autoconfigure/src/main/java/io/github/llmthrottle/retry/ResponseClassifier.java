@@ -23,11 +23,12 @@ import org.springframework.http.MediaType;
  * <ol>
  * <li>Below 400: {@link Classification.Outcome#SUCCESS}, not retried.</li>
  * <li>413 is classified by its status alone (the body is often Cloudflare's HTML page).</li>
- * <li>A quota, billing or spend-limit error in the body (or status 402) is
- * {@link Classification.Outcome#QUOTA_EXHAUSTED} and is never retried, even with
- * {@code x-should-retry: true}: retrying cannot succeed until a person acts or the period ends,
- * and the Stainless SDKs' habit of retrying these only burns requests.</li>
- * <li>Otherwise {@code x-should-retry: true} or {@code false} (exact, lowercase) decides.</li>
+ * <li>{@code x-should-retry: true} or {@code false} (exact, lowercase) decides, whatever the
+ * status and body: the provider knows best (the contract of this library says so, and the
+ * Stainless SDKs check it first too).</li>
+ * <li>Otherwise a quota, billing or spend-limit error in the body (or status 402) is
+ * {@link Classification.Outcome#QUOTA_EXHAUSTED} and is not retried: retrying cannot succeed
+ * until a person acts or the period ends.</li>
  * <li>Otherwise by status: 408, 409, 429 and every 5xx except 501 and 505 are retried (529 and
  * 503 "overloaded" are {@link Classification.Outcome#OVERLOADED}); every other status is not.</li>
  * </ol>
@@ -79,13 +80,13 @@ public final class ResponseClassifier {
         Classification.Outcome outcome = outcome(status, error);
         boolean retryable;
         String shouldRetry = headers.getFirst("x-should-retry");
-        if (outcome == Classification.Outcome.QUOTA_EXHAUSTED) {
-            retryable = false;
-        }
-        else if ("true".equals(shouldRetry)) {
+        if ("true".equals(shouldRetry)) {
             retryable = true;
         }
         else if ("false".equals(shouldRetry)) {
+            retryable = false;
+        }
+        else if (outcome == Classification.Outcome.QUOTA_EXHAUSTED) {
             retryable = false;
         }
         else {

@@ -134,7 +134,6 @@ class ThrottledRestClientWireMockTests {
     @Test
     void anthropicSpendCap429IsSentOnce() {
         this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(429)
-            .withHeader("x-should-retry", "true")
             .withBody("""
                     {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage limits.",
                      "details":{"error_code":"enforced_spend_limit_reached"}},"request_id":"req_018E"}""")));

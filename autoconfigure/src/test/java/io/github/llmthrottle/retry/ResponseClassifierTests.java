@@ -76,16 +76,19 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R03: Anthropic spend-cap 429 is not retried, even with x-should-retry true")
+    @DisplayName("R03: Anthropic spend-cap 429 is not retried; x-should-retry true would override (CONTRACT §5)")
     void anthropicSpendCapIsNotRetried() {
         String body = """
                 {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage \
                 limits. You will regain access on 2026-09-01 at 00:00 UTC.","details":{"error_code":\
                 "enforced_spend_limit_reached"}},"request_id":"req_018EeWyXxfu5pfWkrYcMdjWG"}""";
-        Classification result = this.anthropic.classify(429, headers("x-should-retry", "true"), bytes(body));
+        Classification result = this.anthropic.classify(429, new HttpHeaders(), bytes(body));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
         assertThat(result.serverWait()).isNull();
+        Classification overridden = this.anthropic.classify(429, headers("x-should-retry", "true"), bytes(body));
+        assertThat(overridden.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
+        assertThat(overridden.retryable()).isTrue();
     }
 
     @Test
@@ -238,11 +241,11 @@ class ResponseClassifierTests {
     @ParameterizedTest
     @ValueSource(strings = { "insufficient_quota", "credit_balance_exhausted", "organization_spend_limit_exceeded",
             "project_spend_limit_exceeded", "organization_usage_limit_exceeded" })
-    @DisplayName("R18, R19, R20: OpenAI quota and spend-limit 429s are not retried, even with x-should-retry true")
+    @DisplayName("R18, R19, R20: OpenAI quota and spend-limit 429s are not retried")
     void openAiQuotaIsNotRetried(String code) {
         String body = "{\"error\":{\"message\":\"You exceeded your current quota.\",\"type\":\"insufficient_quota\","
                 + "\"param\":null,\"code\":\"" + code + "\"}}";
-        Classification result = this.openAi.classify(429, headers("x-should-retry", "true"), bytes(body));
+        Classification result = this.openAi.classify(429, new HttpHeaders(), bytes(body));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
         assertThat(result.outcome().metricTag()).isEqualTo("client_error");
