@@ -32,8 +32,10 @@ import org.springframework.web.client.RestClient;
  * failed.
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.load.LoadComparison \
- *     [--seconds 20] [--rate CALLS_PER_SECOND] [--only SUBSTRING[,SUBSTRING...]]
+ *     [--scenario steady|shifting] [--seconds 20] [--rate CALLS_PER_SECOND] [--only SUBSTRING[,SUBSTRING...]]
  * </pre>
+ * {@code steady} (the default) is {@link LoadScenario#twiceTheLimit(Duration)}, {@code shifting}
+ * is {@link LoadScenario#shiftingPrompts(Duration)}.
  */
 public final class LoadComparison {
 
@@ -44,16 +46,24 @@ public final class LoadComparison {
         Duration duration = Duration.ofSeconds(20);
         Double rate = null;
         List<String> only = List.of();
+        String scenarioName = "steady";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--scenario" -> scenarioName = args[++i];
                 case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(args[++i]));
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--only" -> only = List.of(args[++i].toLowerCase(Locale.ROOT).split(","));
                 default -> throw new IllegalArgumentException(
-                        "Unknown argument " + args[i] + "; use --seconds N, --rate R, --only a,b");
+                        "Unknown argument " + args[i]
+                                + "; use --scenario steady|shifting, --seconds N, --rate R, --only a,b");
             }
         }
-        LoadScenario scenario = LoadScenario.twiceTheLimit(duration);
+        LoadScenario scenario = switch (scenarioName) {
+            case "steady" -> LoadScenario.twiceTheLimit(duration);
+            case "shifting" -> LoadScenario.shiftingPrompts(duration);
+            default -> throw new IllegalArgumentException(
+                    "Unknown scenario " + scenarioName + "; use --scenario steady or --scenario shifting");
+        };
         if (rate != null) {
             scenario = scenario.withCallsPerSecond(rate);
         }
@@ -80,12 +90,18 @@ public final class LoadComparison {
      * @return the description
      */
     public static String describe(LoadScenario scenario) {
+        String prompts = scenario.shifting() ? String.format(Locale.ROOT,
+                "prompts shifting halfway from about %.0f input tokens (50-150) to about %.0f (500-700), "
+                        + "%.0f on average over the run",
+                scenario.earlierInputTokens(), scenario.laterInputTokens(), scenario.averageInputTokens())
+                : "prompts of 50-350 input tokens (200 on average)";
         return String.format(Locale.ROOT,
-                "Scenario: Anthropic dialect, %s with RPM %,d, ITPM %,d, OTPM %,d; latency %d ms; prompts of 50-350 "
-                        + "input tokens (200 on average), max_tokens %d, %d output tokens; the provider admits "
-                        + "%.1f calls/s; offered %.1f calls/s for %d s (%d calls, a thread each)%s. JDK %s, %d CPUs.",
+                "Scenario: Anthropic dialect, %s with RPM %,d, ITPM %,d, OTPM %,d; latency %d ms; %s, "
+                        + "max_tokens %d, %d output tokens; the provider admits "
+                        + "%.2f calls/s on average; offered %.1f calls/s for %d s (%d calls, a thread each)%s. "
+                        + "JDK %s, %d CPUs.",
                 scenario.model(), scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
-                scenario.outputTokensPerMinute(), scenario.latency().toMillis(), scenario.maxTokens(),
+                scenario.outputTokensPerMinute(), scenario.latency().toMillis(), prompts, scenario.maxTokens(),
                 scenario.outputTokens(), scenario.bindingCallsPerSecond(), scenario.callsPerSecond(),
                 scenario.duration().toSeconds(), scenario.calls(),
                 scenario.drain() ? "; buckets drained first" : "", Runtime.version(),

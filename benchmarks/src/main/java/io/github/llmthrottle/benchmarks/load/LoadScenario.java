@@ -19,7 +19,10 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
  * @param latency the provider's time to answer one call
  * @param maxTokens {@code max_tokens} of every call
  * @param outputTokens output tokens of every answer
- * @param prompts the user message of each call, used in turn
+ * @param prompts the user message of each call, used in turn (of the first half of the calls when
+ * {@code laterPrompts} is not empty)
+ * @param laterPrompts the user messages of the second half of the calls, used in turn; empty when
+ * the prompt sizes do not change during the run
  * @param callsPerSecond the offered load
  * @param duration how long the load is offered
  * @param drain whether the provider's buckets are emptied before the load starts, so that the run
@@ -28,7 +31,8 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
  * count as failed
  */
 public record LoadScenario(String model, long requestsPerMinute, long inputTokensPerMinute, long outputTokensPerMinute,
-        Duration latency, int maxTokens, int outputTokens, List<String> prompts, double callsPerSecond,
+        Duration latency, int maxTokens, int outputTokens, List<String> prompts, List<String> laterPrompts,
+        double callsPerSecond,
         Duration duration, boolean drain, Duration deadline) {
 
     /** The default model. */
@@ -36,6 +40,7 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
 
     public LoadScenario {
         prompts = List.copyOf(prompts);
+        laterPrompts = List.copyOf(laterPrompts);
     }
 
     /**
@@ -47,8 +52,24 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
      */
     public static LoadScenario twiceTheLimit(Duration duration) {
         // 60,000 ITPM / 60 s / 200 tokens = 5 calls a second; RPM allows 10, OTPM 15
-        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 42), 10,
-                duration, true, Duration.ofSeconds(120));
+        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 42),
+                List.of(), 10, duration, true, Duration.ofSeconds(120));
+    }
+
+    /**
+     * The same provider, but prompt sizes that shift halfway through the run, as in a RAG pipeline
+     * whose retrieved context grows (a larger top-k, longer documents): the first half of the calls
+     * send 50 to 150 input tokens (100 on average), the second half 500 to 700 (600 on average).
+     * Over the whole run prompts average 350 tokens, so the provider admits 1,000 / 350 = 2.86 calls
+     * a second on average; the load is offered at 6 calls a second (2.1 times that). In the first
+     * half that is 600 input tokens a second, under the limit; in the second half 3,600, 3.6 times
+     * the limit.
+     * @param duration how long the load is offered
+     * @return the scenario
+     */
+    public static LoadScenario shiftingPrompts(Duration duration) {
+        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50,
+                prompts(200, 43, 50, 150), prompts(200, 44, 500, 700), 6, duration, true, Duration.ofSeconds(120));
     }
 
     /**
@@ -60,21 +81,74 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
      * @return the prompts
      */
     static List<String> prompts(int count, long seed) {
+        return prompts(count, seed, 50, 350);
+    }
+
+    /**
+     * Prompts of {@code minTokens} to {@code maxTokens} input tokens, uniformly distributed, in a
+     * fixed pseudo-random order.
+     * @param count how many distinct prompts
+     * @param seed the order
+     * @param minTokens the smallest prompt
+     * @param maxTokens the largest prompt
+     * @return the prompts
+     */
+    static List<String> prompts(int count, long seed, int minTokens, int maxTokens) {
         Random random = new Random(seed);
         List<String> prompts = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            int tokens = 50 + random.nextInt(301);
+            int tokens = minTokens + random.nextInt(maxTokens - minTokens + 1);
             prompts.add(MessagesBodies.prose(4 * tokens, i));
         }
         return prompts;
     }
 
     /**
-     * The calls a second the provider admits in the steady state, whichever limit binds.
+     * Whether the prompt sizes change halfway through the run.
+     * @return {@code true} for the shifting scenario
+     */
+    public boolean shifting() {
+        return !this.laterPrompts.isEmpty();
+    }
+
+    /**
+     * The average input tokens of the prompts of the first half of the calls, or of all calls
+     * when the sizes do not shift.
+     * @return tokens
+     */
+    public double earlierInputTokens() {
+        return averageTokens(this.prompts);
+    }
+
+    /**
+     * The average input tokens of the prompts of the second half of the calls, or of all calls
+     * when the sizes do not shift.
+     * @return tokens
+     */
+    public double laterInputTokens() {
+        return shifting() ? averageTokens(this.laterPrompts) : averageTokens(this.prompts);
+    }
+
+    /**
+     * The average input tokens of a call over the whole run (what someone tuning a limiter from
+     * last week's logs would see).
+     * @return tokens
+     */
+    public double averageInputTokens() {
+        return (earlierInputTokens() + laterInputTokens()) / 2;
+    }
+
+    private static double averageTokens(List<String> prompts) {
+        return prompts.stream().mapToInt((prompt) -> (prompt.length() + 3) / 4).average().orElse(1);
+    }
+
+    /**
+     * The calls a second the provider admits in the steady state, whichever limit binds, for the
+     * average prompt over the whole run.
      * @return calls per second
      */
     public double bindingCallsPerSecond() {
-        double inputTokens = this.prompts.stream().mapToInt((prompt) -> (prompt.length() + 3) / 4).average().orElse(1);
+        double inputTokens = averageInputTokens();
         double byRequests = this.requestsPerMinute / 60.0;
         double byInput = this.inputTokensPerMinute / 60.0 / inputTokens;
         double byOutput = this.outputTokensPerMinute / 60.0 / this.maxTokens;
@@ -95,6 +169,9 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
      * @return its prompt
      */
     public String prompt(int index) {
+        if (shifting() && index >= calls() / 2) {
+            return this.laterPrompts.get(index % this.laterPrompts.size());
+        }
         return this.prompts.get(index % this.prompts.size());
     }
 
@@ -106,7 +183,7 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     public LoadScenario withCallsPerSecond(double callsPerSecond) {
         return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
                 this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
-                callsPerSecond, this.duration, this.drain, this.deadline);
+                this.laterPrompts, callsPerSecond, this.duration, this.drain, this.deadline);
     }
 
     /**
@@ -117,7 +194,7 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     public LoadScenario withDrain(boolean drain) {
         return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
                 this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
-                this.callsPerSecond, this.duration, drain, this.deadline);
+                this.laterPrompts, this.callsPerSecond, this.duration, drain, this.deadline);
     }
 
 }

@@ -18,7 +18,9 @@ import org.springframework.web.client.RestClient;
  * Resilience4j bolted onto a plain {@code RestClient}: a {@link Retry} of at most five attempts on
  * 429 and 5xx with exponential back-off and jitter (500 ms, doubling, ±50 %), optionally around a
  * {@link RateLimiter} of a fixed number of calls a second, which waits up to 30 s for a permit (the
- * same as llm-throttle's default {@code max-wait}). Resilience4j limits calls, not tokens, and reads
+ * same as llm-throttle's default {@code max-wait}). A whole rate {@code n} is {@code n} permits
+ * every second; a fractional one (a rate tuned to an average prompt size) is one permit every
+ * {@code 1 / rate} seconds. Resilience4j limits calls, not tokens, and reads
  * no response header.
  */
 final class Resilience4jContender implements Contender {
@@ -31,7 +33,7 @@ final class Resilience4jContender implements Contender {
 
     private final @Nullable RateLimiter rateLimiter;
 
-    Resilience4jContender(String baseUrl, LoadScenario scenario, @Nullable Integer callsPerSecond) {
+    Resilience4jContender(String baseUrl, LoadScenario scenario, @Nullable Double callsPerSecond) {
         this.client = PlainRestClients.create(baseUrl);
         this.scenario = scenario;
         this.retry = Retry.of("llm", RetryConfig.custom()
@@ -40,11 +42,16 @@ final class Resilience4jContender implements Contender {
             .retryOnException((ex) -> ex instanceof HttpClientErrorException.TooManyRequests
                     || ex instanceof HttpServerErrorException)
             .build());
-        this.rateLimiter = (callsPerSecond != null) ? RateLimiter.of("llm", RateLimiterConfig.custom()
-            .limitForPeriod(callsPerSecond)
-            .limitRefreshPeriod(Duration.ofSeconds(1))
+        this.rateLimiter = (callsPerSecond != null) ? RateLimiter.of("llm", rateLimiterConfig(callsPerSecond)) : null;
+    }
+
+    private static RateLimiterConfig rateLimiterConfig(double callsPerSecond) {
+        boolean whole = callsPerSecond == Math.rint(callsPerSecond);
+        return RateLimiterConfig.custom()
+            .limitForPeriod(whole ? (int) callsPerSecond : 1)
+            .limitRefreshPeriod(whole ? Duration.ofSeconds(1) : Duration.ofNanos(Math.round(1e9 / callsPerSecond)))
             .timeoutDuration(Duration.ofSeconds(30))
-            .build()) : null;
+            .build();
     }
 
     @Override

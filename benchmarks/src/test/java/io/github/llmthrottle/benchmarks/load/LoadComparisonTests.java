@@ -42,6 +42,27 @@ class LoadComparisonTests {
         LoadScenario scenario = LoadScenario.twiceTheLimit(Duration.ofSeconds(20));
         assertThat(scenario.bindingCallsPerSecond()).isCloseTo(5, within(0.25));
         assertThat(scenario.calls()).isEqualTo(200);
+        assertThat(ContenderSpec.all(scenario)).extracting(ContenderSpec::name)
+            .contains("Resilience4j Retry + RateLimiter 5/s (hand-tuned to tokens)");
+    }
+
+    @Test
+    void theShiftingScenarioGrowsPromptsHalfwayAndOffersTwiceTheAverageLimit() {
+        LoadScenario scenario = LoadScenario.shiftingPrompts(Duration.ofSeconds(20));
+        assertThat(scenario.calls()).isEqualTo(120);
+        assertThat(tokens(scenario.prompt(0))).isBetween(50, 150);
+        assertThat(tokens(scenario.prompt(59))).isBetween(50, 150);
+        assertThat(tokens(scenario.prompt(60))).isBetween(500, 700);
+        assertThat(tokens(scenario.prompt(119))).isBetween(500, 700);
+        assertThat(scenario.averageInputTokens()).isCloseTo(350, within(15.0));
+        assertThat(scenario.callsPerSecond() / scenario.bindingCallsPerSecond()).isBetween(1.9, 2.3);
+        assertThat(ContenderSpec.all(scenario)).extracting(ContenderSpec::name)
+            .anyMatch((name) -> name
+                .matches("Resilience4j Retry \\+ RateLimiter 2\\.\\d\\d/s \\(hand-tuned to tokens\\)"));
+    }
+
+    private static int tokens(String prompt) {
+        return (prompt.length() + 3) / 4;
     }
 
 }
