@@ -89,7 +89,8 @@ public final class LlmThrottleRegistry {
 
     /**
      * The client a request belongs to: the one its {@link ThrottlingInterceptor#CLIENT_ATTRIBUTE}
-     * names, else the one whose base URL it is addressed to (the longest matching path wins).
+     * names, else the one whose base URL's host it is addressed to (when several clients share a
+     * host, the one with the longest base path the request's path starts with, else the first).
      * @param request the request
      * @return the client, or {@code null} when the request goes elsewhere
      */
@@ -107,9 +108,11 @@ public final class LlmThrottleRegistry {
     @Nullable ThrottledClient resolve(URI uri) {
         ThrottledClient best = null;
         int bestLength = -1;
+        ThrottledClient sameHost = null;
         for (ThrottledClient client : this.clients.values()) {
             URI base = client.getSettings().baseUrl();
             if (sameOrigin(base, uri)) {
+                sameHost = (sameHost != null) ? sameHost : client;
                 String basePath = normalizedPath(base);
                 String path = (uri.getRawPath() != null) ? uri.getRawPath() : "";
                 if (path.startsWith(basePath) && basePath.length() > bestLength) {
@@ -118,7 +121,8 @@ public final class LlmThrottleRegistry {
                 }
             }
         }
-        return best;
+        // the contract throttles every request to a configured client's host, even outside its base path
+        return (best != null) ? best : sameHost;
     }
 
     private static boolean sameOrigin(URI base, URI uri) {
