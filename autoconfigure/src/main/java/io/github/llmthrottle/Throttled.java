@@ -59,7 +59,10 @@ public @interface Throttled {
 
     /**
      * Longest time a call may wait for admission, as a duration string ({@code 5s},
-     * {@code 500ms}, {@code PT5S}); empty to use {@code llm.throttle.queue.max-wait}.
+     * {@code 500ms}, {@code PT5S}); empty to use {@code llm.throttle.queue.max-wait}. It also
+     * caps the server waits ({@code Retry-After}) a call of this invocation sleeps before a retry
+     * (below {@code llm.throttle.retry.max-retry-after}): a longer one fails the call with
+     * {@link RetryAfterTooLongException}, which routes it to the next model.
      * @return the maximum wait
      */
     String maxWait() default "";

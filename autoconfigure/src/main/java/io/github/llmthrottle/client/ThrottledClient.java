@@ -176,7 +176,9 @@ public final class ThrottledClient {
                 ? ThrottleContext.open(new ThrottleContext(this.settings.name(), modelName, priority, tenant, 0, null))
                 : NO_SCOPE;
         try (scope) {
-            ClientHttpResponse response = this.retryEngine.execute(this.settings.name(), modelName,
+            // inside a @Throttled invocation no server wait beyond its max-wait is slept: the call
+            // fails with RetryAfterTooLongException and the invocation moves on to its next model
+            ClientHttpResponse response = this.retryEngine.execute(this.settings.name(), modelName, maxWait,
                     (retryCount) -> attempt(model, llmRequest, admission, request, body, execution, retryCount));
             boolean succeeded = response.getStatusCode().is2xxSuccessful();
             (succeeded ? model.totals.succeeded : model.totals.failed).increment();

@@ -53,6 +53,8 @@ public final class RetryEngine {
 
     private static final String MODEL = RetryEngine.class.getName() + ".model";
 
+    private static final String MAX_RETRY_AFTER = RetryEngine.class.getName() + ".maxRetryAfter";
+
     private final RetrySettings settings;
 
     private final Sleeper sleeper;
@@ -114,9 +116,31 @@ public final class RetryEngine {
      * {@code maxRetryAfter}
      */
     public <T> T execute(String client, String model, Attempt<T> attempt) throws IOException {
+        return execute(client, model, null, attempt);
+    }
+
+    /**
+     * Runs {@code attempt} until it returns, or retrying gives up, honouring server waits only up
+     * to {@code maxRetryAfter} for this call (a caller's own budget, such as a
+     * {@code @Throttled} invocation's max-wait that has a fallback to turn to) when that is below
+     * the settings' {@code maxRetryAfter}.
+     * @param <T> the result type
+     * @param client the client name, for exceptions and the listener
+     * @param model the model name, for exceptions and the listener
+     * @param maxRetryAfter the longest server wait this call may sleep, or {@code null} for the
+     * settings' {@code maxRetryAfter}
+     * @param attempt one HTTP attempt; receives the number of retries made so far (0 first)
+     * @return the result of the first attempt that returned
+     * @throws IOException as {@link #execute(String, String, Attempt)}
+     */
+    public <T> T execute(String client, String model, @Nullable Duration maxRetryAfter, Attempt<T> attempt)
+            throws IOException {
+        Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
+                ? maxRetryAfter : this.settings.maxRetryAfter();
         RetryCallback<T, IOException> callback = (context) -> {
             context.setAttribute(CLIENT, client);
             context.setAttribute(MODEL, model);
+            context.setAttribute(MAX_RETRY_AFTER, limit);
             try {
                 return attempt.run(context.getRetryCount());
             }
@@ -161,8 +185,8 @@ public final class RetryEngine {
         Classification classification = retryable.getClassification();
         Duration serverWait = classification.serverWait();
         int attempts = context.getRetryCount();
-        if (attempts <= this.settings.maxRetries() && isTooLong(classification)) {
-            return new RetryAfterTooLongException(client, model, serverWait, this.settings.maxRetryAfter(),
+        if (attempts <= this.settings.maxRetries() && isTooLong(classification, context)) {
+            return new RetryAfterTooLongException(client, model, serverWait, maxRetryAfter(context),
                     classification.status(), retryable.getFailure());
         }
         Throwable failure = retryable.getFailure();
@@ -171,10 +195,15 @@ public final class RetryEngine {
         return new RetriesExhaustedException(client, model, attempts, lastFailure, serverWait, failure);
     }
 
-    private boolean isTooLong(Classification classification) {
+    private boolean isTooLong(Classification classification, RetryContext context) {
         Duration serverWait = classification.serverWait();
         return this.settings.respectRetryAfter() && serverWait != null
-                && serverWait.compareTo(this.settings.maxRetryAfter()) > 0;
+                && serverWait.compareTo(maxRetryAfter(context)) > 0;
+    }
+
+    private Duration maxRetryAfter(RetryContext context) {
+        return (context.getAttribute(MAX_RETRY_AFTER) instanceof Duration limit) ? limit
+                : this.settings.maxRetryAfter();
     }
 
     private void notifyListener(Runnable notification) {
@@ -221,7 +250,7 @@ public final class RetryEngine {
             }
             return last instanceof RetryableResponseException retryable
                     && context.getRetryCount() <= RetryEngine.this.settings.maxRetries()
-                    && !isTooLong(retryable.getClassification());
+                    && !isTooLong(retryable.getClassification(), context);
         }
 
         @Override

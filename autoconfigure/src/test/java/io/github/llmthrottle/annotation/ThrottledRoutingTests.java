@@ -8,6 +8,7 @@ import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
+import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
@@ -91,6 +92,20 @@ class ThrottledRoutingTests {
             assertThat(observer(context).fallbacks).singleElement()
                 .satisfies((fallback) -> assertThat(fallback).startsWith(OPUS + "->" + SONNET + ":")
                     .contains(RetriesExhaustedException.class.getSimpleName()));
+        });
+    }
+
+    @Test
+    void aServerWaitLongerThanTheInvocationsMaxWaitRoutesToTheNextModelWithoutSleeping() {
+        this.simulator.script(OPUS, Fault.overloaded().retryAfter("20"));
+        this.runner.run((context) -> {
+            long started = System.nanoTime();
+            Answer answer = answers(context).answer(new Question("acme", "Hello"));
+            assertThat(answer.model()).isEqualTo(SONNET);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+            assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(1);
+            assertThat(observer(context).fallbacks).singleElement()
+                .satisfies((fallback) -> assertThat(fallback).contains(RetryAfterTooLongException.class.getSimpleName()));
         });
     }
 

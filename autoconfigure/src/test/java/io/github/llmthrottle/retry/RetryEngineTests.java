@@ -216,6 +216,19 @@ class RetryEngineTests {
     }
 
     @Test
+    void aCallersOwnBudgetLowersMaxRetryAfterForThatCallOnly() throws IOException {
+        RetryEngine engine = engine(NO_JITTER);
+        assertThatExceptionOfType(RetryAfterTooLongException.class)
+            .isThrownBy(() -> engine.execute("anthropic", "opus", Duration.ofSeconds(5),
+                    always(() -> response(529, "retry-after", "12"))))
+            .satisfies((ex) -> assertThat(ex.getMessage()).contains("12s").contains("max-retry-after 5s"));
+        assertThat(this.clock.sleeps()).isEmpty();
+        engine.execute("anthropic", "opus", Duration.ofSeconds(90), script(response(529, "retry-after", "12"),
+                response(200)));
+        assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(12));
+    }
+
+    @Test
     @DisplayName("R24: retry-after 120 is honoured with max-retry-after 120 s")
     void honoursWaitAtTheLimit() throws IOException {
         engine(NO_JITTER.withMaxRetryAfter(Duration.ofSeconds(120))).execute("openai", "gpt",

@@ -24,11 +24,13 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.sample.AssistantService.AnalysisJob;
 import io.github.llmthrottle.sample.AssistantService.Document;
 import io.github.llmthrottle.sample.AssistantService.Question;
+import io.github.llmthrottle.test.LlmSimulator;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -50,6 +52,10 @@ public class DemoRun implements DisposableBean {
 
     private static final String[] TENANTS = { "acme", "globex" };
 
+    private static final Duration OUTAGE_AFTER = Duration.ofSeconds(6);
+
+    private static final Duration OUTAGE = Duration.ofSeconds(12);
+
     private final AssistantService assistant;
 
     private final LlmThrottleRegistry registry;
@@ -59,6 +65,8 @@ public class DemoRun implements DisposableBean {
     private final ApplicationContext context;
 
     private final Environment environment;
+
+    private final ObjectProvider<LlmSimulator> simulator;
 
     private final boolean enabled;
 
@@ -83,7 +91,7 @@ public class DemoRun implements DisposableBean {
     private @Nullable ScheduledExecutorService ticker;
 
     DemoRun(AssistantService assistant, LlmThrottleRegistry registry, QueueWaitRecorder queueWaits,
-            ApplicationContext context, Environment environment,
+            ApplicationContext context, Environment environment, ObjectProvider<LlmSimulator> simulator,
             @Value("${demo.enabled:false}") boolean enabled, @Value("${demo.calls:300}") int calls,
             @Value("${demo.threads:48}") int threads, @Value("${demo.exit-when-done:false}") boolean exitWhenDone) {
         this.assistant = assistant;
@@ -91,6 +99,7 @@ public class DemoRun implements DisposableBean {
         this.queueWaits = queueWaits;
         this.context = context;
         this.environment = environment;
+        this.simulator = simulator;
         this.enabled = enabled;
         this.calls = calls;
         this.threads = threads;
@@ -159,6 +168,16 @@ public class DemoRun implements DisposableBean {
         this.ticker = ticker;
         try {
             ticker.scheduleAtFixedRate(this::printProgress, 0, 250, TimeUnit.MILLISECONDS);
+            LlmSimulator provider = this.simulator.getIfAvailable();
+            if (provider != null) {
+                // an Opus outage a few seconds in: its circuit opens, questions fall back to Sonnet,
+                // and the circuit probes and closes again once the outage is over
+                ticker.schedule(() -> {
+                    this.out.printf("%n(simulated provider: %s is overloaded for %d s)%n", SimulatedProvider.OPUS,
+                            OUTAGE.toSeconds());
+                    provider.outage(SimulatedProvider.OPUS, OUTAGE);
+                }, OUTAGE_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+            }
             List<CompletableFuture<Void>> futures = new ArrayList<>();
             Random random = new Random(7);
             for (int i = 0; i < this.calls; i++) {
