@@ -28,10 +28,28 @@ final class TcpForwarder implements AutoCloseable {
         this.target = target;
     }
 
+    /**
+     * A free port below the ephemeral range (32768 and up on Linux). A port from the ephemeral
+     * range can be handed to an outgoing connection once the forwarder stops listening, and a
+     * client reconnecting to it can even connect to itself (TCP simultaneous open), either of
+     * which would keep the forwarder from listening on it again.
+     * @return the port
+     * @throws IOException if no port is free
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        int start = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(10_000);
+        for (int i = 0; i < 10_000; i++) {
+            int port = 20_000 + (start - 20_000 + i) % 10_000;
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                return port;
+            }
+            catch (IOException ex) {
+                // taken; try the next one
+            }
         }
+        throw new IOException("No free loopback port between 20000 and 29999");
     }
 
     void start() throws IOException {

@@ -3,9 +3,11 @@ package io.github.llmthrottle.sample;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
@@ -53,13 +55,24 @@ class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProces
         environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE, properties));
     }
 
+    /**
+     * A free loopback port below the ephemeral range (32768 and up on Linux), so that no
+     * outgoing connection can take it between now and the moment the simulator binds it.
+     */
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        int start = ThreadLocalRandom.current().nextInt(10_000);
+        for (int i = 0; i < 10_000; i++) {
+            int port = 20_000 + (start + i) % 10_000;
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                return port;
+            }
+            catch (IOException ex) {
+                // taken; try the next one
+            }
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException("No free loopback port for the simulated provider", ex);
-        }
+        throw new UncheckedIOException(new IOException("No free loopback port between 20000 and 29999 for the simulated provider"));
     }
 
 }
