@@ -34,6 +34,7 @@ import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.ResponseClassifier;
+import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.CircuitSettings;
@@ -369,6 +370,11 @@ public final class ThrottledClient {
                 if (outcome.errorType() != null) {
                     if (outcome.errorType().startsWith("rate_limit")) {
                         model.totals.rateLimited.increment();
+                        // a rate limit inside a 200 stream (Azure sends retry-after with it): pause the model too
+                        RetryAfter serverWait = RetryAfter.fromHeaders(headers, this.clock);
+                        if (serverWait != null) {
+                            model.limiter.pause(serverWait.duration());
+                        }
                     }
                     else if (outcome.errorType().startsWith("overloaded")) {
                         model.totals.overloaded.increment();

@@ -11,6 +11,7 @@ import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
 import io.github.llmthrottle.test.ModelLimits;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -75,6 +76,23 @@ class ThrottledStreamingTests {
                 .model(MODEL);
             assertThat(model.getTotals().snapshot().overloaded()).isEqualTo(1);
             assertThat(model.getLimiter().state().inFlight()).isZero();
+        });
+    }
+
+    @Test
+    @DisplayName("R48: a rate-limit error event inside a 200 stream with retry-after pauses the model")
+    void rateLimitErrorEventWithRetryAfterPausesTheModel() {
+        simulator.simulator().script(MODEL, Fault.streamError(1).errorType("rate_limit_error").retryAfter("4"));
+        this.runner.run((context) -> {
+            RestClient client = context.getBean("anthropicRestClient", RestClient.class);
+            assertThat(stream(client, 200)).contains("event: error").contains("rate_limit_error");
+            ThrottledClient.ThrottledModel model = context.getBean(LlmThrottleRegistry.class)
+                .getClient("anthropic")
+                .model(MODEL);
+            assertThat(model.getTotals().snapshot().rateLimited()).isEqualTo(1);
+            LimiterState state = model.getLimiter().state();
+            assertThat(state.pausedUntil()).isNotNull();
+            assertThat(state.pausedUntil()).isAfter(java.time.Instant.now().plusSeconds(2));
         });
     }
 

@@ -13,6 +13,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import io.github.llmthrottle.test.RateLimiter.Dimension;
 import io.github.llmthrottle.test.RateLimiter.Level;
+import org.jspecify.annotations.Nullable;
 
 /** The Anthropic Messages API ({@code POST /v1/messages}), as described in PROTOCOLS §1. */
 final class AnthropicDialect extends Dialect {
@@ -294,8 +295,11 @@ final class AnthropicDialect extends Dialect {
     }
 
     @Override
-    String streamError() {
-        return event("error", "{\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}");
+    String streamError(@Nullable String errorType) {
+        String type = (errorType != null) ? errorType : "overloaded_error";
+        String message = "overloaded_error".equals(type) ? "Overloaded" : "Error: " + type;
+        return event("error", "{\"type\": \"error\", \"error\": {\"type\": \"" + type + "\", \"message\": \"" + message
+                + "\"}}");
     }
 
     private static String event(String name, String data) {

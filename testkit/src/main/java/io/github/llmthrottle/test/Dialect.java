@@ -73,7 +73,7 @@ abstract class Dialect {
 
     abstract List<String> streamEnd(SimRequest request, String id, Instant now, int outputTokens, boolean maxed);
 
-    abstract String streamError();
+    abstract String streamError(@Nullable String errorType);
 
     /** The deterministic text of output tokens {@code from .. from+count-1}: four characters each. */
     static String text(int from, int count) {

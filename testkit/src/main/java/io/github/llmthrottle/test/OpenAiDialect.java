@@ -11,6 +11,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import io.github.llmthrottle.test.RateLimiter.Dimension;
 import io.github.llmthrottle.test.RateLimiter.Level;
+import org.jspecify.annotations.Nullable;
 
 /** The OpenAI Chat Completions API ({@code POST /v1/chat/completions}), as described in PROTOCOLS §2. */
 final class OpenAiDialect extends Dialect {
@@ -287,7 +288,11 @@ final class OpenAiDialect extends Dialect {
     }
 
     @Override
-    String streamError() {
+    String streamError(@Nullable String errorType) {
+        if (errorType != null) {
+            return "data: {\"error\":{\"message\":\"Error: " + errorType + "\",\"type\":\"" + errorType
+                    + "\",\"param\":null,\"code\":\"" + errorType + "\"}}\n\n";
+        }
         return "data: {\"error\":{\"message\":\"The server is overloaded or not ready yet.\",\"type\":\"server_error\","
                 + "\"param\":null,\"code\":\"server_is_overloaded\"}}\n\n";
     }

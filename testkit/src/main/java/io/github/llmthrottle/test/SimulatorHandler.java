@@ -289,7 +289,7 @@ final class SimulatorHandler implements HttpHandler {
             settle(request, key, second, emitted, Outcome.SUCCESS);
             if (kind == Fault.Kind.STREAM_ERROR) {
                 stats.streamError(request.model());
-                write(out, List.of(dialect.streamError()));
+                write(out, List.of(dialect.streamError(fault.errorType())));
             }
             else {
                 write(out, dialect.streamEnd(request, id, now, emitted, maxed));
