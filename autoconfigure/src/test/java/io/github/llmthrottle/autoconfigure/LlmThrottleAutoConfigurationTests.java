@@ -109,6 +109,18 @@ class LlmThrottleAutoConfigurationTests {
     }
 
     @Test
+    void aUserDefinedRestClientOfTheSameNameIsKept() {
+        this.runner.withUserConfiguration(UserRestClient.class)
+            .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
+                    "llm.throttle.clients.openai.provider=openai")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean("anthropicRestClient")).isSameAs(UserRestClient.CLIENT);
+                assertThat(context).hasBean("openaiRestClient");
+            });
+    }
+
+    @Test
     void disabledRegistersNothing() {
         this.runner.withPropertyValues("llm.throttle.enabled=false", "llm.throttle.clients.a.provider=anthropic")
             .run((context) -> {
@@ -232,6 +244,18 @@ class LlmThrottleAutoConfigurationTests {
             .orElse(null);
         assertThat(analysis).as("failure analysis of %s", failure).isNotNull();
         return analysis;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserRestClient {
+
+        static final RestClient CLIENT = RestClient.create("https://example.com");
+
+        @Bean
+        RestClient anthropicRestClient() {
+            return CLIENT;
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)
