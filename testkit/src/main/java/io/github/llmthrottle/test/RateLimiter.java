@@ -98,33 +98,29 @@ final class RateLimiter {
 
     /** Gives back tokens (capped at the capacity). */
     void refund(Key key, Dimension dimension, long tokens) {
-        if (tokens <= 0) {
-            return;
-        }
-        Buckets b = buckets(key);
-        b.lock.lock();
-        try {
-            Bucket bucket = b.get(dimension);
-            if (bucket != null) {
-                bucket.addTokens(tokens);
-            }
-        }
-        finally {
-            b.lock.unlock();
+        if (tokens > 0) {
+            adjust(key, dimension, tokens);
         }
     }
 
     /** Takes tokens even if that drives the bucket negative. */
     void charge(Key key, Dimension dimension, long tokens) {
-        if (tokens <= 0) {
-            return;
+        if (tokens > 0) {
+            adjust(key, dimension, -tokens);
         }
+    }
+
+    /** Adds {@code delta} tokens to the bucket (capped at its capacity), or takes {@code -delta}. */
+    private void adjust(Key key, Dimension dimension, long delta) {
         Buckets b = buckets(key);
         b.lock.lock();
         try {
             Bucket bucket = b.get(dimension);
-            if (bucket != null) {
-                bucket.consumeIgnoringRateLimits(tokens);
+            if (bucket != null && delta > 0) {
+                bucket.addTokens(delta);
+            }
+            else if (bucket != null) {
+                bucket.consumeIgnoringRateLimits(-delta);
             }
         }
         finally {
