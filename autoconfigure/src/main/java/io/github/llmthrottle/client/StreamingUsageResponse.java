@@ -1,10 +1,10 @@
 package io.github.llmthrottle.client;
 
-import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -27,6 +27,12 @@ import org.springframework.http.client.ClientHttpResponse;
 final class StreamingUsageResponse implements ClientHttpResponse {
 
     private static final int MAX_LINE = 256 * 1024;
+
+    private static final byte[] ERROR_EVENT = "error".getBytes(StandardCharsets.US_ASCII);
+
+    private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
+
+    private static final byte[] USAGE_KEY = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
 
     private final ClientHttpResponse delegate;
 
@@ -103,14 +109,13 @@ final class StreamingUsageResponse implements ClientHttpResponse {
         if (length < 5) {
             return;
         }
-        if (startsWith(line, "event:")) {
-            String event = new String(line, 6, length - 6, StandardCharsets.UTF_8).trim();
-            if ("error".equals(event) && this.errorType == null) {
+        if (startsWith(line, length, "event:")) {
+            if (this.errorType == null && indexOf(line, 6, length, ERROR_EVENT) >= 0) {
                 this.errorType = "error";
             }
             return;
         }
-        if (!startsWith(line, "data:")) {
+        if (!startsWith(line, length, "data:")) {
             return;
         }
         int offset = (length > 5 && line[5] == ' ') ? 6 : 5;
@@ -118,11 +123,11 @@ final class StreamingUsageResponse implements ClientHttpResponse {
         if (size <= 0 || line[offset] != '{') {
             return;
         }
-        String text = new String(line, offset, size, StandardCharsets.UTF_8);
-        if (text.contains("\"error\"")) {
-            this.errorType = errorType(text);
+        // Most events are content deltas: look at the bytes, and decode only an error event.
+        if (indexOf(line, offset, length, ERROR_KEY) >= 0) {
+            this.errorType = errorType(new String(line, offset, size, StandardCharsets.UTF_8));
         }
-        if (text.contains("\"usage\"")) {
+        if (indexOf(line, offset, length, USAGE_KEY) >= 0) {
             Usage usage = this.usageReader.read(line, offset, size);
             if (usage != null) {
                 // Anthropic's message_delta usage is cumulative and may omit input tokens
@@ -143,8 +148,20 @@ final class StreamingUsageResponse implements ClientHttpResponse {
         return "error";
     }
 
-    private static boolean startsWith(byte[] line, String prefix) {
-        if (line.length < prefix.length()) {
+    private static int indexOf(byte[] line, int from, int to, byte[] needle) {
+        outer: for (int i = from; i <= to - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (line[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    private static boolean startsWith(byte[] line, int length, String prefix) {
+        if (length < prefix.length()) {
             return false;
         }
         for (int i = 0; i < prefix.length(); i++) {
@@ -169,7 +186,10 @@ final class StreamingUsageResponse implements ClientHttpResponse {
     /** Passes bytes through while splitting them into lines for {@link #onLine}. */
     private final class EventScanningStream extends FilterInputStream {
 
-        private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+        /** The current line, reused from line to line (grown as needed, up to {@link #MAX_LINE}). */
+        private byte[] line = new byte[256];
+
+        private int length;
 
         private boolean overlong;
 
@@ -204,23 +224,22 @@ final class StreamingUsageResponse implements ClientHttpResponse {
         private void scan(int b) {
             if (b == '\n') {
                 if (!this.overlong) {
-                    byte[] bytes = this.line.toByteArray();
-                    int length = bytes.length;
-                    if (length > 0 && bytes[length - 1] == '\r') {
-                        length--;
-                    }
-                    onLine(bytes, length);
+                    int end = (this.length > 0 && this.line[this.length - 1] == '\r') ? this.length - 1 : this.length;
+                    onLine(this.line, end);
                 }
-                this.line.reset();
+                this.length = 0;
                 this.overlong = false;
             }
             else if (!this.overlong) {
-                if (this.line.size() >= MAX_LINE) {
+                if (this.length >= MAX_LINE) {
                     this.overlong = true;
-                    this.line.reset();
+                    this.length = 0;
                 }
                 else {
-                    this.line.write(b);
+                    if (this.length == this.line.length) {
+                        this.line = Arrays.copyOf(this.line, Math.min(MAX_LINE, this.line.length * 2));
+                    }
+                    this.line[this.length++] = (byte) b;
                 }
             }
         }
