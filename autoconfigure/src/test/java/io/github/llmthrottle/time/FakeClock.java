@@ -10,10 +10,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A clock for tests that only moves when told to, and a {@link Sleeper} that advances it and
- * records every sleep instead of waiting.
+ * A time source for tests that only moves when told to: its sleeps advance it and are recorded
+ * instead of waiting, and its wall clock and monotonic clock move together.
  */
-public final class FakeClock extends Clock implements Sleeper {
+public final class FakeClock extends Clock implements TimeSource {
 
     private final AtomicLong nanos;
 
@@ -46,6 +46,12 @@ public final class FakeClock extends Clock implements Sleeper {
         }
     }
 
+    @Override
+    public Clock clock() {
+        return this;
+    }
+
+    @Override
     public long nanoTime() {
         return this.nanos.get();
     }
