@@ -13,4 +13,9 @@ public class AdmissionTimeoutException extends LlmThrottleException {
         super("Not admitted within max-wait " + format(maxWait) + " for " + describe(client, model) + retryHint(retryAfter), client, model, retryAfter, null);
     }
 
+    @Override
+    public RejectionReason getRejectionReason() {
+        return RejectionReason.MAX_WAIT;
+    }
+
 }

@@ -13,4 +13,9 @@ public class CircuitOpenException extends LlmThrottleException {
         super("Circuit open for " + describe(client, model) + retryHint(retryAfter), client, model, retryAfter, null);
     }
 
+    @Override
+    public RejectionReason getRejectionReason() {
+        return RejectionReason.CIRCUIT_OPEN;
+    }
+
 }

@@ -50,6 +50,15 @@ public class LlmThrottleException extends RuntimeException {
         return this.retryAfter;
     }
 
+    /**
+     * Why the call was refused without (another) attempt at the provider.
+     * @return the reason, or {@code null} when the call was attempted and failed (retries
+     * exhausted) rather than refused
+     */
+    public @Nullable RejectionReason getRejectionReason() {
+        return null;
+    }
+
     static String describe(String client, String model) {
         return "client '" + client + "', model '" + model + "'";
     }

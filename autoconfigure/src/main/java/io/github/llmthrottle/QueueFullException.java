@@ -13,4 +13,9 @@ public class QueueFullException extends LlmThrottleException {
         super("Admission queue full for " + describe(client, model) + " (capacity " + capacity + ")" + retryHint(retryAfter), client, model, retryAfter, null);
     }
 
+    @Override
+    public RejectionReason getRejectionReason() {
+        return RejectionReason.QUEUE_FULL;
+    }
+
 }

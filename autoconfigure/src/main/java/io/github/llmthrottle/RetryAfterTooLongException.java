@@ -18,4 +18,9 @@ public class RetryAfterTooLongException extends LlmThrottleException {
         super("Provider asked " + describe(client, model) + " to wait " + format(retryAfter) + " (HTTP " + status + "), longer than max-retry-after " + format(maxRetryAfter), client, model, retryAfter, cause);
     }
 
+    @Override
+    public RejectionReason getRejectionReason() {
+        return RejectionReason.RETRY_AFTER_TOO_LONG;
+    }
+
 }

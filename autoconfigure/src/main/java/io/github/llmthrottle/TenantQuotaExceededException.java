@@ -13,4 +13,9 @@ public class TenantQuotaExceededException extends LlmThrottleException {
         super("Tenant '" + tenant + "' is over its quota for " + describe(client, model) + retryHint(retryAfter), client, model, retryAfter, null);
     }
 
+    @Override
+    public RejectionReason getRejectionReason() {
+        return RejectionReason.TENANT_QUOTA;
+    }
+
 }

@@ -8,15 +8,15 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.TenantResolver;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottleSettings;
-import io.github.llmthrottle.client.ThrottledRestClientFactory;
-import io.github.llmthrottle.client.ThrottlingInterceptor;
+import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
+import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
-import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.TimeSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -61,8 +61,8 @@ public final class LlmThrottleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    Sleeper llmThrottleSleeper() {
-        return Sleeper.SYSTEM;
+    TimeSource llmThrottleTimeSource() {
+        return TimeSource.system();
     }
 
     @Bean
@@ -81,10 +81,10 @@ public final class LlmThrottleAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
-            TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, Sleeper sleeper,
+            TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, TimeSource timeSource,
             ObjectProvider<ThrottleObserver> observers) {
         return LlmThrottleRegistry.create(settings, limiters, tokenEstimator,
-                tenantResolver.getIfAvailable(() -> TenantResolver.NONE), Clock.systemUTC(), sleeper,
+                tenantResolver.getIfAvailable(() -> TenantResolver.NONE), timeSource,
                 new CompositeThrottleObserver(observers.orderedStream().toList()));
     }
 

@@ -2,7 +2,7 @@ package io.github.llmthrottle.autoconfigure;
 
 import java.util.Map;
 
-import io.github.llmthrottle.client.ThrottledRestClientFactory;
+import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;

@@ -1,6 +1,6 @@
 package io.github.llmthrottle.autoconfigure;
 
-import io.github.llmthrottle.client.ThrottlingInterceptor;
+import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.web.client.RestClient;

@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
 import org.apache.commons.logging.Log;
@@ -46,7 +47,7 @@ public final class CompositeThrottleObserver implements ThrottleObserver {
     }
 
     @Override
-    public void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+    public void onRejected(String client, String model, RejectionReason rejection, LlmThrottleException exception) {
         each((observer) -> observer.onRejected(client, model, rejection, exception));
     }
 

@@ -1,28 +1,22 @@
 package io.github.llmthrottle.client;
 
 import java.net.URI;
-import java.time.Clock;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
-import io.github.llmthrottle.retry.ResponseClassifier;
-import io.github.llmthrottle.retry.RetryEngine;
-import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.TimeSource;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpRequest;
-
 /**
- * Every configured client and its models at run time: what the interceptor routes requests to,
+ * Every configured client and its models at run time: what the adapters route requests to,
  * and what the actuator endpoint and metrics read.
  */
 public final class LlmThrottleRegistry {
@@ -48,22 +42,18 @@ public final class LlmThrottleRegistry {
      * @param settings the validated settings
      * @param limiters admission control of every client and model
      * @param estimator estimates input tokens before a call
-     * @param clock the clock
      * @param tenantResolver resolves the tenant of requests made outside a {@code @Throttled} method
-     * @param sleeper sleeps between retries
+     * @param time the time source (clocks, sleeping between retries)
      * @param observer observes calls, attempts and retries
      * @return the registry
      */
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
-            TokenEstimator estimator, TenantResolver tenantResolver, Clock clock, Sleeper sleeper,
-            ThrottleObserver observer) {
+            TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer) {
         RequestBodyReader requestReader = new RequestBodyReader();
         UsageReader usageReader = new UsageReader();
         return new LlmThrottleRegistry(settings,
-                (client) -> new ThrottledClient(client, limiters,
-                        new RetryEngine(client.retry(), sleeper, ThreadLocalRandom.current(), observer),
-                        new ResponseClassifier(client.provider(), clock), estimator, tenantResolver, observer,
-                        requestReader, usageReader, settings.circuit(), clock));
+                (client) -> new ThrottledClient(client, limiters, estimator, tenantResolver, observer, requestReader,
+                        usageReader, settings.circuit(), time));
     }
 
     public ThrottleSettings getSettings() {
@@ -88,24 +78,13 @@ public final class LlmThrottleRegistry {
     }
 
     /**
-     * The client a request belongs to: the one its {@link ThrottlingInterceptor#CLIENT_ATTRIBUTE}
-     * names, else the one whose base URL's host it is addressed to (when several clients share a
-     * host, the one with the longest base path the request's path starts with, else the first).
-     * @param request the request
+     * The client a request to {@code uri} belongs to: the one whose base URL's host it is
+     * addressed to (when several clients share a host, the one with the longest base path the
+     * request's path starts with, else the first).
+     * @param uri the request's URI
      * @return the client, or {@code null} when the request goes elsewhere
      */
-    public @Nullable ThrottledClient resolve(HttpRequest request) {
-        Object name = request.getAttributes().get(ThrottlingInterceptor.CLIENT_ATTRIBUTE);
-        if (name instanceof String clientName) {
-            ThrottledClient client = this.clients.get(clientName);
-            if (client != null) {
-                return client;
-            }
-        }
-        return resolve(request.getURI());
-    }
-
-    @Nullable ThrottledClient resolve(URI uri) {
+    public @Nullable ThrottledClient resolve(URI uri) {
         ThrottledClient best = null;
         int bestLength = -1;
         ThrottledClient sameHost = null;

@@ -2,13 +2,13 @@ package io.github.llmthrottle.client;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpRequest;
-
 /**
  * Tells which tenant a request made outside a {@code @Throttled} method belongs to (inside one,
  * the annotation's {@code tenant} expression wins), so that the tenant's limits
  * ({@code llm.throttle.tenants}) apply. Register a bean of this type, for example to read the
- * tenant from the security context or a request-scoped bean.
+ * tenant from the security context, a request-scoped bean or a header of the outgoing request
+ * ({@code request -> request.headers().first("X-Tenant")}). Called for every HTTP client llm-throttle
+ * throttles ({@code RestClient}, and the others its adapters cover).
  */
 @FunctionalInterface
 public interface TenantResolver {
@@ -21,6 +21,6 @@ public interface TenantResolver {
      * @param request the outgoing request to the provider
      * @return the tenant id, or {@code null} for none
      */
-    @Nullable String resolveTenant(HttpRequest request);
+    @Nullable String resolveTenant(ProviderRequest request);
 
 }

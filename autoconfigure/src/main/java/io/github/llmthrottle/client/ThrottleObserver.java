@@ -4,14 +4,15 @@ import java.time.Duration;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.RetryListener;
 
 /**
  * Observes what throttled clients do: admissions, attempts, retries, rejections, token usage and
- * whole calls. Metrics, the circuit of each model and logs are observers; register a bean of this
- * type to add one. Called on the calling thread; implementations must be fast and must not throw
+ * whole calls. This is the one bookkeeping channel: the endpoint's totals, metrics, health and
+ * logs are all observers of the same events; register a bean of this type to add one. Called on the calling thread; implementations must be fast and must not throw
  * (an exception is logged and ignored).
  */
 public interface ThrottleObserver extends RetryListener {
@@ -27,12 +28,14 @@ public interface ThrottleObserver extends RetryListener {
     }
 
     /**
-     * One HTTP attempt ended with a response or an I/O error.
+     * One HTTP attempt ended with a response or an I/O error. A streamed response ends when its
+     * stream does, and an error event inside a 200 stream makes it end as what the event says
+     * (for example {@link Classification.Outcome#RATE_LIMITED} with status 200).
      * @param client the client name
      * @param model the model name
      * @param outcome how it ended ({@link Classification.Outcome#metricTag()} is the metric tag)
      * @param status the HTTP status, or 0 for an I/O error
-     * @param duration how long the attempt took, admission excluded
+     * @param duration how long the attempt took, admission excluded (for a stream, until it ended)
      */
     default void onAttempt(String client, String model, Classification.Outcome outcome, int status,
             Duration duration) {
@@ -45,7 +48,7 @@ public interface ThrottleObserver extends RetryListener {
      * @param rejection why
      * @param exception the exception the caller gets
      */
-    default void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+    default void onRejected(String client, String model, RejectionReason rejection, LlmThrottleException exception) {
     }
 
     /**
@@ -92,36 +95,6 @@ public interface ThrottleObserver extends RetryListener {
         private final String tag;
 
         CallOutcome(String tag) {
-            this.tag = tag;
-        }
-
-        public String tag() {
-            return this.tag;
-        }
-
-    }
-
-    /** Why a call was refused ({@code llm.rejections} reason tag). */
-    enum Rejection {
-
-        /** The admission queue was full. */
-        QUEUE_FULL("queue_full"),
-
-        /** The call could not be admitted within its max-wait (or could never fit). */
-        MAX_WAIT("max_wait"),
-
-        /** The tenant's own limits could not admit it. */
-        TENANT_QUOTA("tenant_quota"),
-
-        /** The model's circuit was open. */
-        CIRCUIT_OPEN("circuit_open"),
-
-        /** The server asked for a wait above max-retry-after. */
-        RETRY_AFTER_TOO_LONG("retry_after_too_long");
-
-        private final String tag;
-
-        Rejection(String tag) {
             this.tag = tag;
         }
 

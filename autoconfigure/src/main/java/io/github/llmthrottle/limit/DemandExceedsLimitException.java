@@ -1,6 +1,7 @@
 package io.github.llmthrottle.limit;
 
 import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.RejectionReason;
 
 /**
  * Thrown at once, without queueing, when one attempt needs more than a whole bucket of its model
@@ -48,6 +49,11 @@ public class DemandExceedsLimitException extends LlmThrottleException {
      */
     public long getLimit() {
         return this.limit;
+    }
+
+    @Override
+    public RejectionReason getRejectionReason() {
+        return RejectionReason.MAX_WAIT;
     }
 
 }

@@ -13,6 +13,7 @@ import java.util.function.ToDoubleFunction;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ThrottleObserver;
@@ -129,7 +130,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
                 for (String reason : RETRY_REASONS) {
                     counter(RETRIES, client.name(), model, "reason", reason, null);
                 }
-                for (ThrottleObserver.Rejection rejection : ThrottleObserver.Rejection.values()) {
+                for (RejectionReason rejection : RejectionReason.values()) {
                     counter(REJECTIONS, client.name(), model, "reason", rejection.tag(), null);
                 }
                 counter(TOKENS, client.name(), model, "type", "input", null);
@@ -177,7 +178,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
     }
 
     @Override
-    public void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+    public void onRejected(String client, String model, RejectionReason rejection, LlmThrottleException exception) {
         gauges(client, model);
         counter(REJECTIONS, client, model, "reason", rejection.tag(), tenant(client)).increment();
     }

@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.http.MediaType;
 
 /**
  * The error a provider put in a response body, read tolerantly from any of the envelopes seen in
@@ -96,10 +95,10 @@ public record ProviderError(@Nullable String type, @Nullable String code, @Nulla
      * Reads an error body. The content type is only a hint: a JSON body sent as
      * {@code text/plain} is still read, and a body that does not start like JSON is not.
      * @param body the response body, may be {@code null}
-     * @param contentType the response's content type, may be {@code null}
+     * @param contentType the media type of the response (a hint only), may be {@code null}
      * @return the error, {@link #UNKNOWN} when the body is not a JSON error envelope
      */
-    public static ProviderError parse(byte @Nullable [] body, @Nullable MediaType contentType) {
+    public static ProviderError parse(byte @Nullable [] body, @Nullable String contentType) {
         if (body == null || body.length == 0) {
             return UNKNOWN;
         }

@@ -14,7 +14,6 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
 
 /**
  * Reads a provider's rate-limit response headers into a {@link RateLimitSnapshot}.
@@ -62,7 +61,7 @@ public final class RateLimitHeaders {
      * @param receivedAt when the response was received; relative resets are added to it
      * @return the snapshot, possibly {@link RateLimitSnapshot#isEmpty() empty}
      */
-    public static RateLimitSnapshot parse(ProviderDialect dialect, HttpHeaders headers, Instant receivedAt) {
+    public static RateLimitSnapshot parse(ProviderDialect dialect, Headers headers, Instant receivedAt) {
         Dimension requests = Dimension.NONE;
         Dimension input = Dimension.NONE;
         Dimension output = Dimension.NONE;
@@ -89,19 +88,19 @@ public final class RateLimitHeaders {
                 tokens.reset, receivedAt);
     }
 
-    private static Dimension anthropic(HttpHeaders headers, String name) {
+    private static Dimension anthropic(Headers headers, String name) {
         String prefix = ANTHROPIC_PREFIX + name;
-        return dimension(headers.getFirst(prefix + "-limit"), headers.getFirst(prefix + "-remaining"),
-                rfc3339(headers.getFirst(prefix + "-reset")));
+        return dimension(headers.first(prefix + "-limit"), headers.first(prefix + "-remaining"),
+                rfc3339(headers.first(prefix + "-reset")));
     }
 
-    private static Dimension openAi(HttpHeaders headers, String name, Instant receivedAt) {
-        Duration reset = GoDuration.parse(headers.getFirst(OPENAI_PREFIX + "reset-" + name), true);
-        return dimension(headers.getFirst(OPENAI_PREFIX + "limit-" + name),
-                headers.getFirst(OPENAI_PREFIX + "remaining-" + name), after(receivedAt, reset));
+    private static Dimension openAi(Headers headers, String name, Instant receivedAt) {
+        Duration reset = GoDuration.parse(headers.first(OPENAI_PREFIX + "reset-" + name), true);
+        return dimension(headers.first(OPENAI_PREFIX + "limit-" + name),
+                headers.first(OPENAI_PREFIX + "remaining-" + name), after(receivedAt, reset));
     }
 
-    private static Dimension ietf(HttpHeaders headers, Instant receivedAt) {
+    private static Dimension ietf(Headers headers, Instant receivedAt) {
         List<RateLimitFields.Limit> limits = RateLimitFields.parseLimits(values(headers, "RateLimit"));
         if (!limits.isEmpty()) {
             List<RateLimitFields.Policy> policies = RateLimitFields.parsePolicies(values(headers, "RateLimit-Policy"));
@@ -119,9 +118,9 @@ public final class RateLimitHeaders {
             return new Dimension(limit, tightest.remaining(), after(receivedAt, tightest.reset()));
         }
         // Drafts up to -07 used separate headers with delta-seconds resets; some servers still send them.
-        String remaining = headers.getFirst("RateLimit-Remaining");
+        String remaining = headers.first("RateLimit-Remaining");
         if (remaining != null) {
-            Duration reset = GoDuration.parse(headers.getFirst("RateLimit-Reset"), true);
+            Duration reset = GoDuration.parse(headers.first("RateLimit-Reset"), true);
             return dimension(null, remaining, after(receivedAt, reset));
         }
         return Dimension.NONE;
@@ -136,8 +135,8 @@ public final class RateLimitHeaders {
         return null;
     }
 
-    private static List<String> values(HttpHeaders headers, String name) {
-        return headers.getOrEmpty(name);
+    private static List<String> values(Headers headers, String name) {
+        return headers.values(name);
     }
 
     private static Dimension dimension(@Nullable String limitValue, @Nullable String remainingValue,

@@ -5,16 +5,13 @@ import java.nio.channels.ClosedByInterruptException;
 import java.time.Clock;
 import java.util.Locale;
 
+import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.provider.ProviderError;
 import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
 
 /**
  * Decides, for one provider dialect, what a response or an I/O error means for retrying.
@@ -59,27 +56,16 @@ public final class ResponseClassifier {
      * @param body the response body (only its first 64 KiB are read), may be {@code null}
      * @return the classification
      */
-    public Classification classify(HttpStatusCode status, HttpHeaders headers, byte @Nullable [] body) {
-        return classify(status.value(), headers, body);
-    }
-
-    /**
-     * Classifies a response.
-     * @param status the status code
-     * @param headers the response headers
-     * @param body the response body (only its first 64 KiB are read), may be {@code null}
-     * @return the classification
-     */
-    public Classification classify(int status, HttpHeaders headers, byte @Nullable [] body) {
+    public Classification classify(int status, Headers headers, byte @Nullable [] body) {
         RateLimitSnapshot rateLimits = RateLimitHeaders.parse(this.dialect, headers, this.clock.instant());
         String reason = reason(status);
         if (status < 400) {
             return new Classification(Classification.Outcome.SUCCESS, status, false, null, null, rateLimits, reason);
         }
-        ProviderError error = (status != 413) ? ProviderError.parse(body, contentType(headers)) : null;
+        ProviderError error = (status != 413) ? ProviderError.parse(body, headers.mediaType()) : null;
         Classification.Outcome outcome = outcome(status, error);
         boolean retryable;
-        String shouldRetry = headers.getFirst("x-should-retry");
+        String shouldRetry = headers.first("x-should-retry");
         if ("true".equals(shouldRetry)) {
             retryable = true;
         }
@@ -143,15 +129,6 @@ public final class ResponseClassifier {
             case 429, 529, 503 -> Integer.toString(status);
             default -> (status >= 500 && status < 600) ? "5xx" : Integer.toString(status);
         };
-    }
-
-    private static @Nullable MediaType contentType(HttpHeaders headers) {
-        try {
-            return headers.getContentType();
-        }
-        catch (InvalidMediaTypeException ex) {
-            return null;
-        }
     }
 
 }

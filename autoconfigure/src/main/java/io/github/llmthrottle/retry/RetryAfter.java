@@ -6,12 +6,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.regex.Pattern;
 
+import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.HttpDates;
 import io.github.llmthrottle.provider.ProviderError;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
 
 /**
  * How long the server asked us to wait, and where it said so. Sources, highest priority first:
@@ -68,16 +68,16 @@ public record RetryAfter(Duration duration, Source source) {
      * @param clock the clock an HTTP-date is measured against
      * @return the wait, or {@code null} when no usable header was sent
      */
-    public static @Nullable RetryAfter fromHeaders(HttpHeaders headers, Clock clock) {
-        Duration millis = parseMillis(headers.getFirst("retry-after-ms"));
+    public static @Nullable RetryAfter fromHeaders(Headers headers, Clock clock) {
+        Duration millis = parseMillis(headers.first("retry-after-ms"));
         if (millis != null) {
             return new RetryAfter(millis, Source.RETRY_AFTER_MS);
         }
-        millis = parseMillis(headers.getFirst("x-ms-retry-after-ms"));
+        millis = parseMillis(headers.first("x-ms-retry-after-ms"));
         if (millis != null) {
             return new RetryAfter(millis, Source.X_MS_RETRY_AFTER_MS);
         }
-        Duration retryAfter = parseRetryAfter(headers.getFirst(HttpHeaders.RETRY_AFTER), clock.instant());
+        Duration retryAfter = parseRetryAfter(headers.first("retry-after"), clock.instant());
         return (retryAfter != null) ? new RetryAfter(retryAfter, Source.RETRY_AFTER) : null;
     }
 
@@ -90,7 +90,7 @@ public record RetryAfter(Duration duration, Source source) {
      * @param clock the clock waits are measured against
      * @return the wait, or {@code null} when the response gave no usable hint
      */
-    public static @Nullable RetryAfter resolve(HttpHeaders headers, @Nullable RateLimitSnapshot rateLimits,
+    public static @Nullable RetryAfter resolve(Headers headers, @Nullable RateLimitSnapshot rateLimits,
             @Nullable ProviderError error, Clock clock) {
         RetryAfter explicit = fromHeaders(headers, clock);
         if (explicit != null) {

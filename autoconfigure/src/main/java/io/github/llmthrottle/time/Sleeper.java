@@ -1,21 +1,14 @@
 package io.github.llmthrottle.time;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Waits for a while. The core never calls {@link Thread#sleep} directly, so tests can pass a fake
- * clock that advances instead of sleeping.
+ * clock that advances instead of sleeping; {@link TimeSource} is the one implementation outside
+ * tests.
  */
 @FunctionalInterface
 public interface Sleeper {
-
-    /** Sleeps on the calling thread, friendly to virtual threads. */
-    Sleeper SYSTEM = (duration) -> {
-        if (!duration.isNegative() && !duration.isZero()) {
-            TimeUnit.NANOSECONDS.sleep(duration.toNanos());
-        }
-    };
 
     /**
      * Waits for {@code duration}; a zero or negative duration returns at once.

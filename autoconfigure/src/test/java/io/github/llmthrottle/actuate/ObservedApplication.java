@@ -11,7 +11,8 @@ import java.util.List;
 
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
-import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.SleeplessTimeSource;
+import io.github.llmthrottle.time.TimeSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -188,9 +189,9 @@ public final class ObservedApplication implements AutoCloseable {
     static class App {
 
         @Bean
-        Sleeper noSleep() {
-            return (duration) -> {
-            };
+        TimeSource noSleep() {
+            return new SleeplessTimeSource((duration) -> {
+            });
         }
 
     }

@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.ThrottleContext;
@@ -326,7 +327,7 @@ class ThrottledRoutingTests {
         }
 
         @Override
-        public void onRejected(String client, String model, Rejection rejection, LlmThrottleException exception) {
+        public void onRejected(String client, String model, RejectionReason rejection, LlmThrottleException exception) {
             this.rejections.add(model + ":" + rejection.tag());
         }
 

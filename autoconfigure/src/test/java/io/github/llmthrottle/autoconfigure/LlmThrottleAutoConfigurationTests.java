@@ -6,7 +6,7 @@ import java.util.Objects;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
-import io.github.llmthrottle.client.ThrottlingInterceptor;
+import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.retry.Jitter;

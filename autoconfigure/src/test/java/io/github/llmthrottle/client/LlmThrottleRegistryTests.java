@@ -13,7 +13,7 @@ import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
-import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,8 +65,8 @@ class LlmThrottleRegistryTests {
         Clock clock = Clock.systemUTC();
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(1),
                 (tenant) -> null, new LocalBucketStore(clock), clock, WaitStrategy.CONDITION);
-        return LlmThrottleRegistry.create(settings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE, clock,
-                Sleeper.SYSTEM, new CompositeThrottleObserver(java.util.List.of()));
+        return LlmThrottleRegistry.create(settings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE,
+                TimeSource.system(), new CompositeThrottleObserver(java.util.List.of()));
     }
 
 }

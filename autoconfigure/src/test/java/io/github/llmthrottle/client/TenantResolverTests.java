@@ -40,7 +40,7 @@ class TenantResolverTests {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
                     RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
-            .withBean(TenantResolver.class, () -> (request) -> request.getHeaders().getFirst("X-Tenant"))
+            .withBean(TenantResolver.class, () -> (request) -> request.headers().first("X-Tenant"))
             .withBean(ThrottleObserver.class, () -> new ThrottleObserver() {
 
                 @Override

@@ -14,7 +14,8 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.SleeplessTimeSource;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -290,8 +291,8 @@ class ThrottledRestClientWireMockTests {
         static final List<Duration> SLEEPS = new CopyOnWriteArrayList<>();
 
         @Bean
-        Sleeper recordingSleeper() {
-            return SLEEPS::add;
+        TimeSource recordingTimeSource() {
+            return new SleeplessTimeSource(SLEEPS::add);
         }
 
     }

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.http.MediaType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -198,7 +197,7 @@ class ProviderErrorTests {
         ProviderError error = ProviderError.parse("""
                 <html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity \
                 Too Large</h1></center><hr><center>cloudflare</center></body></html>""".getBytes(StandardCharsets.UTF_8),
-                MediaType.TEXT_HTML);
+                "text/html");
         assertThat(error).isEqualTo(ProviderError.UNKNOWN);
         assertThat(error.isUnknown()).isTrue();
     }
@@ -264,7 +263,7 @@ class ProviderErrorTests {
     }
 
     private static ProviderError parse(String body) {
-        return ProviderError.parse(body.getBytes(StandardCharsets.UTF_8), MediaType.APPLICATION_JSON);
+        return ProviderError.parse(body.getBytes(StandardCharsets.UTF_8), "application/json");
     }
 
 }

@@ -35,7 +35,7 @@ class RateLimitHeadersTests {
         headers.add("anthropic-ratelimit-tokens-remaining", "96000");
         headers.add("anthropic-ratelimit-tokens-reset", "2025-08-21T12:40:59Z");
         headers.add("request-id", "req_011CSLsW7mFqvHHnzrKdKjAE");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
         assertThat(snapshot).isEqualTo(new RateLimitSnapshot(1000L, 999L, Instant.parse("2025-08-21T12:40:59Z"),
                 80000L, 80000L, Instant.parse("2025-08-21T12:40:59Z"), 16000L, 16000L,
                 Instant.parse("2025-08-21T12:41:00Z"), 96000L, 96000L, Instant.parse("2025-08-21T12:40:59Z"), NOW));
@@ -45,7 +45,7 @@ class RateLimitHeadersTests {
     void readsAnthropicResetsWithAnOffset() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("anthropic-ratelimit-requests-reset", "2025-08-21T14:40:59+02:00");
-        assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW).requestsReset())
+        assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW).requestsReset())
             .isEqualTo("2025-08-21T12:40:59Z");
     }
 
@@ -56,7 +56,7 @@ class RateLimitHeadersTests {
         headers.add("anthropic-ratelimit-input-tokens-reset", "2025-02-30T12:00:00Z");
         headers.add("anthropic-ratelimit-output-tokens-reset", "2025-08-21T25:00:00Z");
         headers.add("anthropic-ratelimit-tokens-reset", "2025-0a-21T12:40:59Z");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsReset()).isEqualTo("2025-08-21T12:40:59.250Z");
         assertThat(snapshot.inputTokensReset()).isNull();
         assertThat(snapshot.outputTokensReset()).isNull();
@@ -70,7 +70,7 @@ class RateLimitHeadersTests {
         headers.add("anthropic-ratelimit-unified-reset", "1696004857");
         headers.add("anthropic-ratelimit-unified-5h-utilization", "0.42");
         headers.add("anthropic-ratelimit-requests-reset", "1696004857");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsReset()).isEqualTo(NOW.plusSeconds(60));
         assertThat(snapshot.tokensReset()).isNull();
     }
@@ -85,7 +85,7 @@ class RateLimitHeadersTests {
         headers.add("x-ratelimit-remaining-tokens", "149984");
         headers.add("x-ratelimit-reset-requests", "1s");
         headers.add("x-ratelimit-reset-tokens", "6m0s");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
         assertThat(snapshot).isEqualTo(new RateLimitSnapshot(60L, 59L, NOW.plusSeconds(1), null, null, null, null,
                 null, null, 150000L, 149984L, NOW.plusSeconds(360), NOW));
     }
@@ -103,7 +103,7 @@ class RateLimitHeadersTests {
         headers.add("x-ratelimit-reset-requests", "12ms");
         headers.add("x-ratelimit-reset-tokens", "9ms");
         headers.add("x-ratelimit-reset-tokens_usage_based", "9ms");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsReset()).isEqualTo(NOW.plusMillis(12));
         assertThat(snapshot.tokensReset()).isEqualTo(NOW.plusMillis(9));
         assertThat(snapshot.tokensLimit()).isEqualTo(160000L);
@@ -120,7 +120,7 @@ class RateLimitHeadersTests {
         headers.add("x-ratelimit-remaining-tokens", "17997");
         headers.add("x-ratelimit-reset-requests", "2m59.56s");
         headers.add("x-ratelimit-reset-tokens", "7.66s");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsLimit()).isEqualTo(14400L);
         assertThat(snapshot.requestsReset()).isEqualTo(NOW.plusMillis(179_560));
         assertThat(snapshot.tokensReset()).isEqualTo(NOW.plusMillis(7_660));
@@ -132,7 +132,7 @@ class RateLimitHeadersTests {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-tokens", "0");
         headers.add("x-ratelimit-reset-tokens", "64");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
         assertThat(snapshot.tokensReset()).isEqualTo(NOW.plusSeconds(64));
     }
 
@@ -143,7 +143,7 @@ class RateLimitHeadersTests {
         headers.add("x-ratelimit-limit-tokens", "-1");
         headers.add("x-ratelimit-remaining-tokens", "-1");
         headers.add("x-ratelimit-reset-tokens", "0");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
         assertThat(snapshot.isEmpty()).isTrue();
     }
 
@@ -152,7 +152,7 @@ class RateLimitHeadersTests {
     void treatsNegativeRemainingAsExhausted() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-tokens", "-27689");
-        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW).tokensRemaining()).isZero();
+        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW).tokensRemaining()).isZero();
     }
 
     @Test
@@ -164,7 +164,7 @@ class RateLimitHeadersTests {
         headers.add("x-ratelimit-reset", "1");
         headers.add("x-tokenlimit-limit", "2000");
         headers.add("x-tokenlimit-remaining", "1990");
-        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW).isEmpty()).isTrue();
+        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW).isEmpty()).isTrue();
     }
 
     @Test
@@ -172,9 +172,9 @@ class RateLimitHeadersTests {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-requests", "5");
         headers.add("anthropic-ratelimit-requests-remaining", "7");
-        assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW).requestsRemaining()).isEqualTo(7L);
-        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW).requestsRemaining()).isEqualTo(5L);
-        assertThat(RateLimitHeaders.parse(ProviderDialect.GENERIC, headers, NOW).isEmpty()).isTrue();
+        assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW).requestsRemaining()).isEqualTo(7L);
+        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW).requestsRemaining()).isEqualTo(5L);
+        assertThat(RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW).isEmpty()).isTrue();
     }
 
     @Test
@@ -183,7 +183,7 @@ class RateLimitHeadersTests {
         HttpHeaders headers = new HttpHeaders();
         headers.add("RateLimit", "\"default\";r=50;t=30");
         headers.add("RateLimit-Policy", "\"default\";q=100;w=60");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.GENERIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsRemaining()).isEqualTo(50L);
         assertThat(snapshot.requestsReset()).isEqualTo(NOW.plusSeconds(30));
         assertThat(snapshot.requestsLimit()).isEqualTo(100L);
@@ -195,7 +195,7 @@ class RateLimitHeadersTests {
         HttpHeaders headers = new HttpHeaders();
         headers.add("RateLimit-Policy", "\"burst\";q=100;w=60,\"daily\";q=1000;w=86400");
         headers.add("RateLimit", "\"burst\";r=40;t=10, \"daily\";r=5;t=3600");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.GENERIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsRemaining()).isEqualTo(5L);
         assertThat(snapshot.requestsReset()).isEqualTo(NOW.plusSeconds(3600));
         assertThat(snapshot.requestsLimit()).isNull();
@@ -206,7 +206,7 @@ class RateLimitHeadersTests {
     void ignoresMalformedIetfField() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("RateLimit", "default;r=abc");
-        assertThat(RateLimitHeaders.parse(ProviderDialect.GENERIC, headers, NOW).isEmpty()).isTrue();
+        assertThat(RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW).isEmpty()).isTrue();
     }
 
     @Test
@@ -215,7 +215,7 @@ class RateLimitHeadersTests {
         headers.add("RateLimit-Limit", "10");
         headers.add("RateLimit-Remaining", "0");
         headers.add("RateLimit-Reset", "4");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.GENERIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsRemaining()).isZero();
         assertThat(snapshot.requestsReset()).isEqualTo(NOW.plusSeconds(4));
     }
@@ -227,7 +227,7 @@ class RateLimitHeadersTests {
         headers.add("anthropic-ratelimit-requests-remaining", "99999999999999999999999999");
         headers.add("anthropic-ratelimit-requests-reset", "tomorrow");
         headers.add("anthropic-ratelimit-tokens-remaining", "96000.0");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
         assertThat(snapshot.requestsLimit()).isNull();
         assertThat(snapshot.requestsRemaining()).isNull();
         assertThat(snapshot.requestsReset()).isNull();
@@ -244,7 +244,7 @@ class RateLimitHeadersTests {
             headers.add(name, safe);
         }
         for (ProviderDialect dialect : ProviderDialect.values()) {
-            assertThat(RateLimitHeaders.parse(dialect, headers, NOW).observedAt()).isEqualTo(NOW);
+            assertThat(RateLimitHeaders.parse(dialect, headers::getOrEmpty, NOW).observedAt()).isEqualTo(NOW);
         }
     }
 
@@ -253,7 +253,7 @@ class RateLimitHeadersTests {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-reset-tokens", "2562047h");
         headers.add("x-ratelimit-reset-requests", "99999999999999");
-        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers, NOW);
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
         assertThat(snapshot.tokensReset()).isEqualTo(NOW.plus(Duration.ofHours(2562047)));
         assertThat(snapshot.requestsReset()).isNull();
     }

@@ -8,6 +8,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.time.FakeClock;
@@ -43,8 +44,8 @@ class ResponseClassifierTests {
 
     @Test
     void successIsNotRetried() {
-        Classification result = this.anthropic.classify(HttpStatusCode.valueOf(200),
-                headers("anthropic-ratelimit-requests-remaining", "999"), "{}".getBytes(StandardCharsets.UTF_8));
+        Classification result = this.anthropic.classify(200,
+                view(headers("anthropic-ratelimit-requests-remaining", "999")), "{}".getBytes(StandardCharsets.UTF_8));
         assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
         assertThat(result.retryable()).isFalse();
         assertThat(result.rateLimits().requestsRemaining()).isEqualTo(999L);
@@ -54,7 +55,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R01: Anthropic 429 rate_limit_error with retry-after 23")
     void anthropicRateLimitIsRetriedAfterRetryAfter() {
-        Classification result = this.anthropic.classify(429, headers("retry-after", "23"), bytes(ANTHROPIC_429));
+        Classification result = this.anthropic.classify(429, view(headers("retry-after", "23")), bytes(ANTHROPIC_429));
         assertThat(result.outcome()).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofSeconds(23));
@@ -70,7 +71,7 @@ class ResponseClassifierTests {
         headers.add("x-should-retry", "true");
         headers.add("anthropic-ratelimit-input-tokens-remaining", "0");
         headers.add("anthropic-ratelimit-input-tokens-reset", "2023-09-29T16:35:02Z");
-        Classification result = this.anthropic.classify(429, headers, bytes(ANTHROPIC_429));
+        Classification result = this.anthropic.classify(429, headers::getOrEmpty, bytes(ANTHROPIC_429));
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofSeconds(505));
     }
@@ -82,11 +83,11 @@ class ResponseClassifierTests {
                 {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage \
                 limits. You will regain access on 2026-09-01 at 00:00 UTC.","details":{"error_code":\
                 "enforced_spend_limit_reached"}},"request_id":"req_018EeWyXxfu5pfWkrYcMdjWG"}""";
-        Classification result = this.anthropic.classify(429, new HttpHeaders(), bytes(body));
+        Classification result = this.anthropic.classify(429, Headers.EMPTY, bytes(body));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
         assertThat(result.serverWait()).isNull();
-        Classification overridden = this.anthropic.classify(429, headers("x-should-retry", "true"), bytes(body));
+        Classification overridden = this.anthropic.classify(429, view(headers("x-should-retry", "true")), bytes(body));
         assertThat(overridden.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(overridden.retryable()).isTrue();
     }
@@ -97,7 +98,7 @@ class ResponseClassifierTests {
         String body = """
                 {"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified \
                 API usage limits. You will regain access on 2026-10-01 at 00:00 UTC."}}""";
-        Classification result = this.anthropic.classify(400, new HttpHeaders(), bytes(body));
+        Classification result = this.anthropic.classify(400, Headers.EMPTY, bytes(body));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
     }
@@ -105,7 +106,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R05: Anthropic 529 without retry-after is retried with back-off")
     void anthropicOverloadedIsRetried() {
-        Classification result = this.anthropic.classify(529, new HttpHeaders(),
+        Classification result = this.anthropic.classify(529, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
         assertThat(result.outcome()).isEqualTo(Outcome.OVERLOADED);
         assertThat(result.retryable()).isTrue();
@@ -117,7 +118,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R06: Anthropic 529 with retry-after 10")
     void anthropicOverloadedWithRetryAfter() {
-        Classification result = this.anthropic.classify(529, headers("retry-after", "10"),
+        Classification result = this.anthropic.classify(529, view(headers("retry-after", "10")),
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofSeconds(10));
@@ -126,9 +127,9 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R07, R08: Anthropic 500 api_error and 504 timeout_error are retried")
     void anthropicServerErrorsAreRetried() {
-        Classification internal = this.anthropic.classify(500, new HttpHeaders(),
+        Classification internal = this.anthropic.classify(500, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"));
-        Classification timeout = this.anthropic.classify(504, new HttpHeaders(),
+        Classification timeout = this.anthropic.classify(504, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"timeout_error\",\"message\":\"timed out\"}}"));
         assertThat(internal.outcome()).isEqualTo(Outcome.SERVER_ERROR);
         assertThat(internal.retryable()).isTrue();
@@ -141,7 +142,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R09: 413 with a Cloudflare HTML body is classified by its status alone")
     void requestTooLargeIsNotRetriedWithoutReadingTheBody() {
-        Classification result = this.anthropic.classify(413, headers("content-type", "text/html"),
+        Classification result = this.anthropic.classify(413, view(headers("content-type", "text/html")),
                 bytes("<html><body>413 Request Entity Too Large</body></html>"));
         assertThat(result.outcome()).isEqualTo(Outcome.CLIENT_ERROR);
         assertThat(result.retryable()).isFalse();
@@ -152,7 +153,7 @@ class ResponseClassifierTests {
     @ValueSource(ints = { 400, 401, 403, 404, 413, 422 })
     @DisplayName("R10: 400, 401, 403, 404, 413 and 422 are not retried")
     void clientErrorsAreNotRetried(int status) {
-        Classification result = this.anthropic.classify(status, new HttpHeaders(),
+        Classification result = this.anthropic.classify(status, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"no\"}}"));
         assertThat(result.outcome()).isEqualTo(Outcome.CLIENT_ERROR);
         assertThat(result.retryable()).isFalse();
@@ -161,14 +162,14 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R10, R39, R41: 402 billing_error (Anthropic, DeepSeek, OpenRouter) is not retried")
     void paymentRequiredIsNotRetried() {
-        Classification result = this.anthropic.classify(402, new HttpHeaders(),
+        Classification result = this.anthropic.classify(402, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"billing_error\",\"message\":\"Billing\"}}"));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
-        Classification deepSeek = this.openAi.classify(402, new HttpHeaders(),
+        Classification deepSeek = this.openAi.classify(402, Headers.EMPTY,
                 bytes("{\"error\":{\"message\":\"Insufficient Balance\",\"type\":\"unknown_error\"}}"));
         assertThat(deepSeek.retryable()).isFalse();
-        Classification openRouter = this.openAi.classify(402, new HttpHeaders(), bytes(
+        Classification openRouter = this.openAi.classify(402, Headers.EMPTY, bytes(
                 "{\"error\":{\"code\":402,\"message\":\"This request requires more credits\"}}"));
         assertThat(openRouter.retryable()).isFalse();
     }
@@ -176,7 +177,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R11: 409 conflict_error is retried")
     void conflictIsRetried() {
-        Classification result = this.anthropic.classify(409, new HttpHeaders(), new byte[0]);
+        Classification result = this.anthropic.classify(409, Headers.EMPTY, new byte[0]);
         assertThat(result.outcome()).isEqualTo(Outcome.CONFLICT);
         assertThat(result.retryable()).isTrue();
         assertThat(result.reason()).isEqualTo("409");
@@ -185,7 +186,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R12: 408 is retried")
     void requestTimeoutIsRetried() {
-        Classification result = this.generic.classify(408, new HttpHeaders(), bytes("whatever"));
+        Classification result = this.generic.classify(408, Headers.EMPTY, bytes("whatever"));
         assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
         assertThat(result.retryable()).isTrue();
         assertThat(result.reason()).isEqualTo("408");
@@ -194,7 +195,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R13: 400 with x-should-retry false is not retried")
     void shouldRetryFalseOn400() {
-        Classification result = this.anthropic.classify(400, headers("x-should-retry", "false"), bytes("""
+        Classification result = this.anthropic.classify(400, view(headers("x-should-retry", "false")), bytes("""
                 {"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.1: \
                 unexpected `tool_use_id`"},"request_id":"req_011CYHyk9NPsBYeGbC9LuDNK"}"""));
         assertThat(result.retryable()).isFalse();
@@ -203,7 +204,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R14: 400 with x-should-retry true is retried (the header beats the status)")
     void shouldRetryTrueOn400() {
-        Classification result = this.anthropic.classify(400, headers("x-should-retry", "true"), new byte[0]);
+        Classification result = this.anthropic.classify(400, view(headers("x-should-retry", "true")), new byte[0]);
         assertThat(result.outcome()).isEqualTo(Outcome.CLIENT_ERROR);
         assertThat(result.retryable()).isTrue();
         assertThat(result.reason()).isEqualTo("400");
@@ -212,15 +213,15 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R15: 503 with x-should-retry false is not retried")
     void shouldRetryFalseOn503() {
-        assertThat(this.anthropic.classify(503, headers("x-should-retry", "false"), new byte[0]).retryable())
+        assertThat(this.anthropic.classify(503, view(headers("x-should-retry", "false")), new byte[0]).retryable())
             .isFalse();
     }
 
     @ParameterizedTest
     @ValueSource(strings = { "True", "TRUE", "yes", "1", " true" })
     void onlyTheExactLowercaseHeaderCounts(String value) {
-        assertThat(this.anthropic.classify(400, headers("x-should-retry", value), new byte[0]).retryable()).isFalse();
-        assertThat(this.anthropic.classify(503, headers("x-should-retry", value), new byte[0]).retryable()).isTrue();
+        assertThat(this.anthropic.classify(400, view(headers("x-should-retry", value)), new byte[0]).retryable()).isFalse();
+        assertThat(this.anthropic.classify(503, view(headers("x-should-retry", value)), new byte[0]).retryable()).isTrue();
     }
 
     @Test
@@ -228,12 +229,12 @@ class ResponseClassifierTests {
     void openAiTokenRateLimitIsRetried() {
         HttpHeaders headers = headers("x-ratelimit-remaining-tokens", "0");
         headers.add("x-ratelimit-reset-tokens", "1.146s");
-        Classification result = this.openAi.classify(429, headers, bytes(OPENAI_TPM_429));
+        Classification result = this.openAi.classify(429, headers::getOrEmpty, bytes(OPENAI_TPM_429));
         assertThat(result.outcome()).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofMillis(1146));
         assertThat(result.retryAfter().source()).isEqualTo(RetryAfter.Source.RESET_HEADER);
-        Classification bodyOnly = this.openAi.classify(429, new HttpHeaders(), bytes(OPENAI_TPM_429));
+        Classification bodyOnly = this.openAi.classify(429, Headers.EMPTY, bytes(OPENAI_TPM_429));
         assertThat(bodyOnly.serverWait()).isEqualTo(Duration.ofMillis(1146));
         assertThat(bodyOnly.retryAfter().source()).isEqualTo(RetryAfter.Source.BODY);
     }
@@ -245,7 +246,7 @@ class ResponseClassifierTests {
     void openAiQuotaIsNotRetried(String code) {
         String body = "{\"error\":{\"message\":\"You exceeded your current quota.\",\"type\":\"insufficient_quota\","
                 + "\"param\":null,\"code\":\"" + code + "\"}}";
-        Classification result = this.openAi.classify(429, new HttpHeaders(), bytes(body));
+        Classification result = this.openAi.classify(429, Headers.EMPTY, bytes(body));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
         assertThat(result.outcome().metricTag()).isEqualTo("client_error");
@@ -254,7 +255,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R21: OpenAI Request too large (Requested > Limit) is not retried")
     void openAiRequestLargerThanTheLimitIsNotRetried() {
-        Classification result = this.openAi.classify(429, new HttpHeaders(), bytes("""
+        Classification result = this.openAi.classify(429, Headers.EMPTY, bytes("""
                 {"error":{"message":"Request too large for gpt-4o in organization org-xxx on tokens per min (TPM): \
                 Limit 30000, Requested 34307.","type":"tokens","code":"rate_limit_exceeded"}}"""));
         assertThat(result.retryable()).isFalse();
@@ -263,7 +264,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R22: OpenAI slow_down 429 is retried, honouring Retry-After")
     void openAiSlowDownIsRetried() {
-        Classification result = this.openAi.classify(429, headers("retry-after", "3"), bytes(
+        Classification result = this.openAi.classify(429, view(headers("retry-after", "3")), bytes(
                 "{\"error\":{\"message\":\"Please slow down.\",\"type\":\"rate_limit_error\",\"code\":\"slow_down\"}}"));
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofSeconds(3));
@@ -272,13 +273,13 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R23: OpenAI 503 server_is_overloaded is retried as overloaded")
     void openAiOverloadedIsRetried() {
-        Classification result = this.openAi.classify(503, new HttpHeaders(), bytes("""
+        Classification result = this.openAi.classify(503, Headers.EMPTY, bytes("""
                 {"error":{"message":"The server is overloaded","type":"service_unavailable_error",\
                 "code":"server_is_overloaded"}}"""));
         assertThat(result.outcome()).isEqualTo(Outcome.OVERLOADED);
         assertThat(result.retryable()).isTrue();
         assertThat(result.reason()).isEqualTo("503");
-        Classification legacy = this.openAi.classify(503, new HttpHeaders(), bytes(
+        Classification legacy = this.openAi.classify(503, Headers.EMPTY, bytes(
                 "{\"error\":{\"message\":\"The engine is currently overloaded, please try again later\"}}"));
         assertThat(legacy.outcome()).isEqualTo(Outcome.OVERLOADED);
     }
@@ -286,18 +287,18 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R24, R25, R26: the classifier reports the wait; the engine decides whether it is too long")
     void reportsLongWaitsAsRetryable() {
-        assertThat(this.openAi.classify(429, headers("retry-after", "120"), new byte[0]).serverWait())
+        assertThat(this.openAi.classify(429, view(headers("retry-after", "120")), new byte[0]).serverWait())
             .isEqualTo(Duration.ofSeconds(120));
-        assertThat(this.openAi.classify(429, headers("retry-after", "121"), new byte[0]).serverWait())
+        assertThat(this.openAi.classify(429, view(headers("retry-after", "121")), new byte[0]).serverWait())
             .isEqualTo(Duration.ofSeconds(121));
-        assertThat(this.openAi.classify(429, headers("retry-after-ms", "120001"), new byte[0]).serverWait())
+        assertThat(this.openAi.classify(429, view(headers("retry-after-ms", "120001")), new byte[0]).serverWait())
             .isEqualTo(Duration.ofMillis(120_001));
     }
 
     @Test
     @DisplayName("R28: 400 with an out-of-range Retry-After date is a plain, non-retryable 400")
     void outOfRangeDateDoesNotMaskTheStatus() {
-        Classification result = this.openAi.classify(400, headers("retry-after", "Fri, 29 Sep 100000 16:26:57 GMT"),
+        Classification result = this.openAi.classify(400, view(headers("retry-after", "Fri, 29 Sep 100000 16:26:57 GMT")),
                 bytes("{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\"}}"));
         assertThat(result.outcome()).isEqualTo(Outcome.CLIENT_ERROR);
         assertThat(result.retryable()).isFalse();
@@ -310,7 +311,7 @@ class ResponseClassifierTests {
         HttpHeaders headers = headers("retry-after", "2");
         headers.add("x-ratelimit-remaining-tokens", "0");
         headers.add("x-ratelimit-reset-tokens", "7.66s");
-        Classification result = this.openAi.classify(429, headers, bytes("""
+        Classification result = this.openAi.classify(429, headers::getOrEmpty, bytes("""
                 {"error":{"message":"Rate limit reached for model gemma2-9b-it on tokens per minute (TPM): \
                 Limit 15000, Used 11972, Requested 4351. Please try again in 5.289s.","type":"tokens",\
                 "code":"rate_limit_exceeded"}}"""));
@@ -323,7 +324,7 @@ class ResponseClassifierTests {
     void groqDailyBudgetWaitsForTheReset() {
         HttpHeaders headers = headers("x-ratelimit-remaining-requests", "0");
         headers.add("x-ratelimit-reset-requests", "2m59.56s");
-        Classification result = this.openAi.classify(429, headers, new byte[0]);
+        Classification result = this.openAi.classify(429, headers::getOrEmpty, new byte[0]);
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofMillis(179_560));
     }
@@ -331,8 +332,8 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R37, R38: Together 503 and dynamic 429s are retried with back-off")
     void togetherIsRetriedWithBackOff() {
-        assertThat(this.openAi.classify(503, new HttpHeaders(), new byte[0]).retryable()).isTrue();
-        Classification result = this.openAi.classify(429, new HttpHeaders(), bytes(
+        assertThat(this.openAi.classify(503, Headers.EMPTY, new byte[0]).retryable()).isTrue();
+        Classification result = this.openAi.classify(429, Headers.EMPTY, bytes(
                 "{\"error\":{\"message\":\"rate limited\",\"type\":\"dynamic_request_limited\"}}"));
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isNull();
@@ -342,7 +343,7 @@ class ResponseClassifierTests {
     @DisplayName("R42: OpenRouter free-models-per-day is not retried; the wait says when it resets")
     void openRouterDailyCapIsNotRetried() {
         FakeClock dayBefore = FakeClock.at("2026-09-07T12:00:00Z");
-        Classification result = new ResponseClassifier(ProviderDialect.OPENAI, dayBefore).classify(429, new HttpHeaders(), bytes("""
+        Classification result = new ResponseClassifier(ProviderDialect.OPENAI, dayBefore).classify(429, Headers.EMPTY, bytes("""
                 {"error":{"message":"Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free \
                 model requests per day","code":429,"metadata":{"headers":{"X-RateLimit-Limit":"50",\
                 "X-RateLimit-Remaining":"0","X-RateLimit-Reset":"1788825600000"},\
@@ -355,13 +356,13 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R44: Gemini array 429 body is retried without throwing, RetryInfo delay as the wait")
     void geminiArrayBodyIsRetried() {
-        Classification plain = this.openAi.classify(429, new HttpHeaders(), bytes("""
+        Classification plain = this.openAi.classify(429, Headers.EMPTY, bytes("""
                 [{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).",\
                 "status":"RESOURCE_EXHAUSTED"}}]"""));
         assertThat(plain.outcome()).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(plain.retryable()).isTrue();
         assertThat(plain.serverWait()).isNull();
-        Classification withRetryInfo = this.openAi.classify(429, new HttpHeaders(), bytes(gemini(
+        Classification withRetryInfo = this.openAi.classify(429, Headers.EMPTY, bytes(gemini(
                 "GenerateContentInputTokensPerModelPerMinute-FreeTier")));
         assertThat(withRetryInfo.retryable()).isTrue();
         assertThat(withRetryInfo.serverWait()).isEqualTo(Duration.ofSeconds(19));
@@ -370,7 +371,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R45: Gemini 429 with a PerDay quotaId is not retried")
     void geminiDailyQuotaIsNotRetried() {
-        Classification result = this.openAi.classify(429, new HttpHeaders(),
+        Classification result = this.openAi.classify(429, Headers.EMPTY,
                 bytes(gemini("GenerateRequestsPerDayPerProjectPerModel-FreeTier")));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
@@ -379,7 +380,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R46: Azure 429 with retry-after-ms 3000")
     void azureRetryAfterMs() {
-        Classification result = this.openAi.classify(429, headers("retry-after-ms", "3000"), bytes("""
+        Classification result = this.openAi.classify(429, view(headers("retry-after-ms", "3000")), bytes("""
                 {"error":{"code":"429","message":"Requests ... have exceeded token rate limit. Please retry after \
                 37 seconds."}}"""));
         assertThat(result.retryable()).isTrue();
@@ -389,7 +390,7 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("R47: Azure 503 with a Retry-After date in the past means retry now")
     void azurePastDateMeansNow() {
-        Classification result = this.openAi.classify(503, headers("retry-after", "Fri, 29 Sep 2023 16:20:00 GMT"),
+        Classification result = this.openAi.classify(503, view(headers("retry-after", "Fri, 29 Sep 2023 16:20:00 GMT")),
                 new byte[0]);
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ZERO);
@@ -400,7 +401,7 @@ class ResponseClassifierTests {
     void retryAfterBeatsIetfRateLimit() {
         HttpHeaders headers = headers("Retry-After", "5");
         headers.add("RateLimit", "\"default\";r=0;t=30");
-        Classification result = this.generic.classify(429, headers, new byte[0]);
+        Classification result = this.generic.classify(429, headers::getOrEmpty, new byte[0]);
         assertThat(result.serverWait()).isEqualTo(Duration.ofSeconds(5));
         assertThat(result.rateLimits().requestsRemaining()).isZero();
     }
@@ -412,7 +413,7 @@ class ResponseClassifierTests {
         headers.add("anthropic-ratelimit-requests-remaining", "48");
         headers.add("anthropic-ratelimit-input-tokens-remaining", "20000");
         headers.add("anthropic-ratelimit-output-tokens-remaining", "8000");
-        Classification result = this.anthropic.classify(429, headers, bytes(ANTHROPIC_429));
+        Classification result = this.anthropic.classify(429, headers::getOrEmpty, bytes(ANTHROPIC_429));
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isEqualTo(Duration.ofSeconds(7));
     }
@@ -420,18 +421,18 @@ class ResponseClassifierTests {
     @ParameterizedTest
     @ValueSource(ints = { 500, 502, 503, 504, 529, 599 })
     void serverErrorsAreRetried(int status) {
-        assertThat(this.generic.classify(status, new HttpHeaders(), null).retryable()).isTrue();
+        assertThat(this.generic.classify(status, Headers.EMPTY, null).retryable()).isTrue();
     }
 
     @ParameterizedTest
     @ValueSource(ints = { 501, 505 })
     void serverErrorsThatCannotChangeAreNotRetried(int status) {
-        assertThat(this.generic.classify(status, new HttpHeaders(), null).retryable()).isFalse();
+        assertThat(this.generic.classify(status, Headers.EMPTY, null).retryable()).isFalse();
     }
 
     @Test
     void survivesAMalformedContentType() {
-        Classification result = this.anthropic.classify(429, headers("content-type", "not a / media type;;"),
+        Classification result = this.anthropic.classify(429, view(headers("content-type", "not a / media type;;")),
                 bytes(ANTHROPIC_429));
         assertThat(result.retryable()).isTrue();
         assertThat(result.error().type()).isEqualTo("rate_limit_error");
@@ -478,6 +479,10 @@ class ResponseClassifierTests {
 
     private static byte[] bytes(String body) {
         return body.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Headers view(HttpHeaders headers) {
+        return headers::getOrEmpty;
     }
 
 }

@@ -11,6 +11,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.function.Supplier;
 
+import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
@@ -446,7 +447,7 @@ class RetryEngineTests {
     @Test
     void rejectsANonRetryableClassificationInTheException() {
         Classification success = new ResponseClassifier(ProviderDialect.GENERIC, this.clock).classify(200,
-                new HttpHeaders(), null);
+                Headers.EMPTY, null);
         assertThatExceptionOfType(IllegalArgumentException.class)
             .isThrownBy(() -> new RetryableResponseException(success, new IOException()));
     }
@@ -474,10 +475,12 @@ class RetryEngineTests {
     private Integer respond(Response response) {
         ResponseClassifier classifier = new ResponseClassifier(ProviderDialect.OPENAI, this.clock);
         byte[] body = response.body.getBytes(StandardCharsets.UTF_8);
-        Classification classification = classifier.classify(response.status, response.headers, body);
+        Classification classification = classifier.classify(response.status, response.headers::getOrEmpty, body);
         if (classification.retryable()) {
-            throw RetryableResponseException.forResponse(classification, HttpStatusCode.valueOf(response.status),
-                    "", response.headers, body, StandardCharsets.UTF_8);
+            HttpStatusCode status = HttpStatusCode.valueOf(response.status);
+            throw new RetryableResponseException(classification, status.is4xxClientError()
+                    ? HttpClientErrorException.create(status, "", response.headers, body, StandardCharsets.UTF_8)
+                    : HttpServerErrorException.create(status, "", response.headers, body, StandardCharsets.UTF_8));
         }
         return response.status;
     }

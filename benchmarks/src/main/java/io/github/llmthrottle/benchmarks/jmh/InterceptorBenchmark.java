@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.benchmarks.ThrottleApplication;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
-import io.github.llmthrottle.client.ThrottlingInterceptor;
+import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

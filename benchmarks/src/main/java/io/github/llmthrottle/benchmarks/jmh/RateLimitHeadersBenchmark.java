@@ -53,7 +53,7 @@ public class RateLimitHeadersBenchmark {
 
     @Benchmark
     public RateLimitSnapshot parse() {
-        return RateLimitHeaders.parse(this.dialect, this.headers, this.receivedAt);
+        return RateLimitHeaders.parse(this.dialect, this.headers::getOrEmpty, this.receivedAt);
     }
 
     /** A real Anthropic 200 header set (PROTOCOLS §1.1, tidyllm fixture). */

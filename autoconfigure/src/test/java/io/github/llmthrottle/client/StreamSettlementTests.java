@@ -7,18 +7,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.provider.UsageReader;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.client.ClientHttpResponse;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
-class StreamingUsageResponseTests {
+class StreamSettlementTests {
 
     private static final String ANTHROPIC_STREAM = """
             event: message_start
@@ -44,12 +40,12 @@ class StreamingUsageResponseTests {
 
             """;
 
-    private final List<StreamingUsageResponse.Outcome> outcomes = new ArrayList<>();
+    private final List<StreamSettlement.Outcome> outcomes = new ArrayList<>();
 
     @Test
     void anthropicStreamSettlesInputFromMessageStartAndCumulativeOutputFromLastDelta() throws IOException {
-        StreamingUsageResponse response = response(ANTHROPIC_STREAM);
-        String body = new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+        StreamSettlement response = response(ANTHROPIC_STREAM);
+        String body = new String(response.body().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(body).isEqualTo(ANTHROPIC_STREAM);
         response.close();
         assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
@@ -69,8 +65,8 @@ class StreamingUsageResponseTests {
                 data: [DONE]
 
                 """;
-        StreamingUsageResponse response = response(stream);
-        response.getBody().readAllBytes();
+        StreamSettlement response = response(stream);
+        response.body().readAllBytes();
         assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.usage()).isEqualTo(new Usage(9, 3)));
     }
 
@@ -84,8 +80,8 @@ class StreamingUsageResponseTests {
                 data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 
                 """;
-        StreamingUsageResponse response = response(stream);
-        response.getBody().readAllBytes();
+        StreamSettlement response = response(stream);
+        response.body().readAllBytes();
         response.close();
         assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
             assertThat(outcome.errorType()).isEqualTo("overloaded_error");
@@ -95,18 +91,18 @@ class StreamingUsageResponseTests {
 
     @Test
     void closingBeforeTheEndReportsAnIncompleteStreamOnce() throws IOException {
-        StreamingUsageResponse response = response(ANTHROPIC_STREAM);
-        response.getBody().readNBytes(100);
+        StreamSettlement response = response(ANTHROPIC_STREAM);
+        response.body().readNBytes(100);
         response.close();
         response.close();
         assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.complete()).isFalse());
     }
 
-    private StreamingUsageResponse response(String body) {
-        return new StreamingUsageResponse(new FixedResponse(body), new UsageReader(), this.outcomes::add);
+    private StreamSettlement response(String body) {
+        return new StreamSettlement(new FixedResponse(body), new UsageReader(), this.outcomes::add);
     }
 
-    private static final class FixedResponse implements ClientHttpResponse {
+    private static final class FixedResponse implements ProviderResponse {
 
         private final InputStream body;
 
@@ -115,22 +111,17 @@ class StreamingUsageResponseTests {
         }
 
         @Override
-        public HttpStatusCode getStatusCode() {
-            return HttpStatus.OK;
+        public int status() {
+            return 200;
         }
 
         @Override
-        public String getStatusText() {
-            return "OK";
+        public Headers headers() {
+            return Headers.EMPTY;
         }
 
         @Override
-        public HttpHeaders getHeaders() {
-            return new HttpHeaders();
-        }
-
-        @Override
-        public InputStream getBody() {
+        public InputStream body() {
             return this.body;
         }
 

@@ -13,18 +13,14 @@ import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.provider.UsageReader;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.client.ClientHttpResponse;
-
 /**
- * A streamed (server-sent events) response that is passed to the caller as it arrives, never
+ * The body of a streamed (server-sent events) response, passed to the caller as it arrives, never
  * buffered, while its events are watched for usage (Anthropic {@code message_start} and the
  * cumulative {@code message_delta}, OpenAI's final usage chunk) and for an {@code error} event
- * inside the 200 stream. When the caller reaches the end or closes the response, the outcome is
- * reported exactly once.
+ * inside the 200 stream. Works on any HTTP library's body stream. When the caller reaches the end
+ * or closes the body (or the response), the outcome is reported exactly once.
  */
-final class StreamingUsageResponse implements ClientHttpResponse {
+final class StreamSettlement {
 
     private static final int MAX_LINE = 256 * 1024;
 
@@ -34,7 +30,7 @@ final class StreamingUsageResponse implements ClientHttpResponse {
 
     private static final byte[] USAGE_KEY = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
 
-    private final ClientHttpResponse delegate;
+    private final ProviderResponse delegate;
 
     private final UsageReader usageReader;
 
@@ -52,33 +48,22 @@ final class StreamingUsageResponse implements ClientHttpResponse {
 
     private @Nullable String errorType;
 
-    StreamingUsageResponse(ClientHttpResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd) {
+    StreamSettlement(ProviderResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd) {
         this.delegate = delegate;
         this.usageReader = usageReader;
         this.onEnd = onEnd;
     }
 
-    @Override
-    public HttpStatusCode getStatusCode() throws IOException {
-        return this.delegate.getStatusCode();
-    }
-
-    @Override
-    public String getStatusText() throws IOException {
-        return this.delegate.getStatusText();
-    }
-
-    @Override
-    public HttpHeaders getHeaders() {
-        return this.delegate.getHeaders();
-    }
-
-    @Override
-    public InputStream getBody() throws IOException {
+    /**
+     * The body the caller reads, created on first use.
+     * @return the body
+     * @throws IOException when the response's body cannot be opened
+     */
+    InputStream body() throws IOException {
         this.lock.lock();
         try {
             if (this.body == null) {
-                this.body = new EventScanningStream(this.delegate.getBody());
+                this.body = new EventScanningStream(this.delegate.body());
             }
             return this.body;
         }
@@ -87,8 +72,10 @@ final class StreamingUsageResponse implements ClientHttpResponse {
         }
     }
 
-    @Override
-    public void close() {
+    /**
+     * Closes the response and reports the outcome, if not reported yet.
+     */
+    void close() {
         try {
             this.delegate.close();
         }
@@ -246,7 +233,7 @@ final class StreamingUsageResponse implements ClientHttpResponse {
 
         @Override
         public void close() throws IOException {
-            StreamingUsageResponse.this.close();
+            StreamSettlement.this.close();
         }
 
     }

@@ -1,6 +1,10 @@
-package io.github.llmthrottle.client;
+package io.github.llmthrottle.restclient;
 
 import java.util.function.Supplier;
+
+import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ThrottledClient;
 
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;

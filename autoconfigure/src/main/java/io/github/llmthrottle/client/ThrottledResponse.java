@@ -1,0 +1,106 @@
+package io.github.llmthrottle.client;
+
+import java.io.ByteArrayInputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+
+import io.github.llmthrottle.provider.Headers;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the call pipeline returns to an adapter: the provider's final response (status and headers
+ * as the HTTP library returned them) and the body the caller reads. A non-streamed body has been
+ * read into memory (its usage settled the reservation, and the connection is free); a streamed
+ * body is the provider's live stream, settled from its events as the caller reads, until the
+ * caller reaches its end or closes it.
+ *
+ * @param <R> the adapter's response type
+ */
+public final class ThrottledResponse<R extends ProviderResponse> implements Closeable {
+
+    private final R response;
+
+    private final byte @Nullable [] buffered;
+
+    private final @Nullable StreamSettlement stream;
+
+    private ThrottledResponse(R response, byte @Nullable [] buffered, @Nullable StreamSettlement stream) {
+        this.response = response;
+        this.buffered = buffered;
+        this.stream = stream;
+    }
+
+    static <R extends ProviderResponse> ThrottledResponse<R> buffered(R response, byte[] body) {
+        return new ThrottledResponse<>(response, body, null);
+    }
+
+    static <R extends ProviderResponse> ThrottledResponse<R> streamed(R response, StreamSettlement stream) {
+        return new ThrottledResponse<>(response, null, stream);
+    }
+
+    /**
+     * The provider's response as the adapter's HTTP library returned it. Read its status and
+     * headers; read the body through {@link #body()}.
+     * @return the response
+     */
+    public R response() {
+        return this.response;
+    }
+
+    /**
+     * The HTTP status.
+     * @return the status
+     */
+    public int status() {
+        return this.response.status();
+    }
+
+    /**
+     * The response headers.
+     * @return the headers
+     */
+    public Headers headers() {
+        return this.response.headers();
+    }
+
+    /**
+     * Whether the body is the provider's live stream rather than bytes in memory.
+     * @return {@code true} for a streamed body
+     */
+    public boolean isStreamed() {
+        return this.stream != null;
+    }
+
+    /**
+     * The body read into memory.
+     * @return the bytes, or {@code null} for a streamed body
+     */
+    public byte @Nullable [] bufferedBody() {
+        return this.buffered;
+    }
+
+    /**
+     * The body the caller reads: the same stream on every call for a streamed body, a new stream
+     * over the bytes otherwise.
+     * @return the body
+     * @throws IOException when a streamed body cannot be opened
+     */
+    public InputStream body() throws IOException {
+        if (this.stream != null) {
+            return this.stream.body();
+        }
+        return new ByteArrayInputStream((this.buffered != null) ? this.buffered : new byte[0]);
+    }
+
+    /**
+     * Ends the response: a streamed body is closed and settled with what was read of it.
+     */
+    @Override
+    public void close() {
+        if (this.stream != null) {
+            this.stream.close();
+        }
+    }
+
+}

@@ -1,0 +1,55 @@
+package io.github.llmthrottle.restclient;
+
+import java.io.IOException;
+
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ThrottledClient;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpRequest;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * The interceptor that throttles every request a {@code RestClient} sends to a configured
+ * client: requests carrying the {@link #CLIENT_ATTRIBUTE} attribute (set by the client's own
+ * {@code NAMERestClient}) or addressed to a configured base URL go through the client's call
+ * pipeline ({@link ThrottledClient#exchange}); every other request passes through untouched.
+ */
+public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor {
+
+    /** Request attribute naming the configured client a request belongs to. */
+    public static final String CLIENT_ATTRIBUTE = ThrottlingInterceptor.class.getName() + ".client";
+
+    private final LlmThrottleRegistry registry;
+
+    public ThrottlingInterceptor(LlmThrottleRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+            throws IOException {
+        ThrottledClient client = resolve(request);
+        if (client == null) {
+            return execution.execute(request, body);
+        }
+        ProviderRequest providerRequest = new ProviderRequest(request.getMethod().name(), request.getURI(),
+                request.getHeaders()::getOrEmpty, body, false);
+        return new ThrottledClientHttpResponse(client.exchange(providerRequest,
+                () -> new RestClientProviderResponse(execution.execute(request, body))));
+    }
+
+    private @Nullable ThrottledClient resolve(HttpRequest request) {
+        if (request.getAttributes().get(CLIENT_ATTRIBUTE) instanceof String name) {
+            ThrottledClient client = this.registry.getClient(name);
+            if (client != null) {
+                return client;
+            }
+        }
+        return this.registry.resolve(request.getURI());
+    }
+
+}
