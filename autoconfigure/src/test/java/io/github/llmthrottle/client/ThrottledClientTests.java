@@ -1,0 +1,310 @@
+package io.github.llmthrottle.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.Condition;
+
+import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.RetriesExhaustedException;
+import io.github.llmthrottle.actuate.ProviderSignals;
+import io.github.llmthrottle.client.ClientSettings.ModelSettings;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.LocalBucketStore;
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.metrics.ThrottleMetrics;
+import io.github.llmthrottle.metrics.ThrottleMetricsOptions;
+import io.github.llmthrottle.provider.CharacterTokenEstimator;
+import io.github.llmthrottle.provider.Headers;
+import io.github.llmthrottle.provider.ProviderDialect;
+import io.github.llmthrottle.provider.RequestBodyReader;
+import io.github.llmthrottle.provider.UsageReader;
+import io.github.llmthrottle.retry.Classification.Outcome;
+import io.github.llmthrottle.retry.Jitter;
+import io.github.llmthrottle.retry.RetrySettings;
+import io.github.llmthrottle.routing.CircuitSettings;
+import io.github.llmthrottle.routing.CircuitState;
+import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The call pipeline on its own, with a fake transport instead of an HTTP server and a fake clock
+ * instead of sleeping: retries, the pause after a 429, settlement from JSON bodies and streams,
+ * the circuit, and the one channel of events that totals, metrics and health all read.
+ */
+class ThrottledClientTests {
+
+    private static final String MODEL = "opus";
+
+    private static final String REQUEST = """
+            {"model":"opus","max_tokens":1000,"messages":[{"role":"user","content":"hello"}]}""";
+
+    private static final String STREAM_REQUEST = """
+            {"model":"opus","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"hello"}]}""";
+
+    private static final String MESSAGE = """
+            {"id":"msg_1","type":"message","content":[{"type":"text","text":"Hi"}],\
+            "usage":{"input_tokens":12,"output_tokens":40}}""";
+
+    private static final String RATE_LIMITED = """
+            {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}""";
+
+    private static final String OVERLOADED = """
+            {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}""";
+
+    private static final String STREAM_START = """
+            event: message_start
+            data: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}
+
+            event: content_block_delta
+            data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}
+
+            """;
+
+    private static final String STREAM_END = """
+            event: message_delta
+            data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":30}}
+
+            event: message_stop
+            data: {"type":"message_stop"}
+
+            """;
+
+    private final FakeClock clock = FakeClock.at("2026-08-20T10:00:00Z");
+
+    private final TimeSource time = new AdvancingTimeSource(this.clock);
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+    private final ProviderSignals signals = new ProviderSignals(this.clock);
+
+    private final List<String> attempts = new CopyOnWriteArrayList<>();
+
+    private final FakeProvider provider = new FakeProvider();
+
+    private final ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null),
+            new RetrySettings(2, Duration.ofMillis(500), 2.0, Duration.ofSeconds(30), Jitter.NONE, true,
+                    Duration.ofSeconds(60)));
+
+    @Test
+    void rateLimitedAttemptIsRetriedAfterTheServersWaitAndPausesTheModel() throws IOException {
+        this.provider.then(429, RATE_LIMITED, "retry-after", "1", "content-type", "application/json")
+            .then(200, MESSAGE, "content-type", "application/json");
+        Instant start = this.clock.instant();
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(REQUEST), this.provider);
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(new String(response.bufferedBody(), StandardCharsets.UTF_8)).isEqualTo(MESSAGE);
+        assertThat(this.provider.attempts).isEqualTo(2);
+        assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(1));
+        assertThat(this.clock.instant()).isAfterOrEqualTo(start.plusSeconds(1));
+        assertThat(this.attempts).containsExactly("RATE_LIMITED 429", "SUCCESS 200");
+        assertThat(totals()).satisfies((totals) -> {
+            assertThat(totals.calls()).isEqualTo(1);
+            assertThat(totals.attempts()).isEqualTo(2);
+            assertThat(totals.retries()).isEqualTo(1);
+            assertThat(totals.rateLimited()).isEqualTo(1);
+            assertThat(totals.succeeded()).isEqualTo(1);
+        });
+        assertThat(this.provider.sent()).allSatisfy((sent) -> assertThat(sent.closed).isTrue());
+    }
+
+    @Test
+    void rateLimitPausesEveryCallOfTheModelUntilTheServersTime() {
+        ThrottledClient noRetries = client(ModelLimits.UNLIMITED, new RetrySettings(0, Duration.ofMillis(500), 2.0,
+                Duration.ofSeconds(30), Jitter.NONE, true, Duration.ofSeconds(60)));
+        this.provider.then(429, RATE_LIMITED, "retry-after", "5");
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> noRetries.exchange(request(REQUEST), this.provider));
+        assertThat(noRetries.model(MODEL).getLimiter().state().pausedUntil())
+            .isEqualTo(this.clock.instant().plusSeconds(5));
+    }
+
+    @Test
+    void retryableStatusesExhaustRetriesWithTheLastResponseAsCause() {
+        this.provider.then(529, OVERLOADED).then(529, OVERLOADED).then(529, OVERLOADED);
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> this.client.exchange(request(REQUEST), this.provider))
+            .satisfies((ex) -> {
+                assertThat(ex.getCause()).isInstanceOf(ProviderResponseException.class);
+                assertThat(((ProviderResponseException) ex.getCause()).getStatus()).isEqualTo(529);
+            });
+        assertThat(this.provider.attempts).isEqualTo(3);
+        assertThat(this.clock.sleeps()).containsExactly(Duration.ofMillis(500), Duration.ofMillis(1000));
+        assertThat(totals().overloaded()).isEqualTo(3);
+        assertThat(totals().failed()).isEqualTo(1);
+        assertThat(this.client.model(MODEL).getCircuit().consecutiveFailures()).isEqualTo(3);
+    }
+
+    @Test
+    void clientErrorIsReturnedAfterOneAttempt() throws IOException {
+        this.provider.then(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\"}}");
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(REQUEST), this.provider);
+        assertThat(response.status()).isEqualTo(400);
+        assertThat(new String(response.body().readAllBytes(), StandardCharsets.UTF_8))
+            .contains("invalid_request_error");
+        assertThat(this.provider.attempts).isEqualTo(1);
+        assertThat(totals().failed()).isEqualTo(1);
+    }
+
+    @Test
+    void ioErrorIsRetried() throws IOException {
+        this.provider.thenIoError("Connection reset").then(200, MESSAGE);
+        assertThat(this.client.exchange(request(REQUEST), this.provider).status()).isEqualTo(200);
+        assertThat(this.attempts).containsExactly("IO_ERROR 0", "SUCCESS 200");
+    }
+
+    @Test
+    void jsonBodySettlesTheReservationWithTheProvidersUsage() throws IOException {
+        this.provider.then(200, MESSAGE, "content-type", "application/json");
+        this.client.exchange(request(REQUEST), this.provider);
+        assertThat(totals().inputTokens()).isEqualTo(12);
+        assertThat(totals().outputTokens()).isEqualTo(40);
+        // max_tokens 1000 was reserved; 40 were used
+        assertThat(this.client.model(MODEL).getLimiter().state().available().outputTokens()).isEqualTo(10_000 - 40);
+    }
+
+    @Test
+    void streamIsPassedThroughAndSettledFromItsEventsWhenItEnds() throws IOException {
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        assertThat(response.isStreamed()).isTrue();
+        assertThat(this.attempts).isEmpty();
+        try (InputStream body = response.body()) {
+            assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(STREAM_START + STREAM_END);
+        }
+        assertThat(this.attempts).containsExactly("SUCCESS 200");
+        assertThat(totals().inputTokens()).isEqualTo(5);
+        assertThat(totals().outputTokens()).isEqualTo(30);
+        assertThat(this.client.model(MODEL).getLimiter().state().available().outputTokens()).isEqualTo(10_000 - 30);
+    }
+
+    @Test
+    void rateLimitEventInsideA200StreamIsOneRateLimitedAttemptForTotalsMetricsHealthAndCircuit()
+            throws IOException {
+        String stream = STREAM_START + "event: error\ndata: " + RATE_LIMITED + "\n\n";
+        this.provider.then(200, stream, "content-type", "text/event-stream", "retry-after", "2");
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        response.body().readAllBytes();
+        response.close();
+        assertThat(this.attempts).containsExactly("RATE_LIMITED 200");
+        assertThat(totals().rateLimited()).isEqualTo(1);
+        assertThat(totals().attempts()).isEqualTo(1);
+        assertThat(this.meters.get("llm.requests").tags("outcome", "rate_limited").timer().count()).isEqualTo(1);
+        assertThat(this.meters.find("llm.requests").tags("outcome", "success").timer()).isNull();
+        assertThat(this.signals.of("anthropic", MODEL).last429()).isNotNull();
+        assertThat(this.signals.of("anthropic", MODEL).lastSuccess()).isNull();
+        assertThat(this.client.model(MODEL).getLimiter().state().pausedUntil())
+            .isEqualTo(this.clock.instant().plusSeconds(2));
+    }
+
+    @Test
+    void overloadedEventsInsideStreamsOpenTheCircuitAndTheNextCallFailsFastWithoutAnAttempt()
+            throws IOException {
+        String stream = STREAM_START + "event: error\ndata: " + OVERLOADED + "\n\n";
+        for (int i = 0; i < CircuitSettings.DEFAULTS.failureThreshold(); i++) {
+            this.provider.then(200, stream, "content-type", "text/event-stream");
+            try (ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                    this.provider)) {
+                response.body().readAllBytes();
+            }
+        }
+        assertThat(this.client.model(MODEL).getCircuit().state()).isEqualTo(CircuitState.OPEN);
+        int sent = this.provider.attempts;
+        assertThatExceptionOfType(CircuitOpenException.class)
+            .isThrownBy(() -> this.client.exchange(request(REQUEST), this.provider));
+        assertThat(this.provider.attempts).isEqualTo(sent);
+        assertThat(totals().overloaded()).isEqualTo(5);
+        assertThat(totals().rejected()).isEqualTo(1);
+        assertThat(this.meters.get("llm.rejections").tags("reason", "circuit_open").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void streamClosedBeforeItsEndStillEndsItsAttemptOnce() throws IOException {
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        response.body().readNBytes(10);
+        response.close();
+        response.close();
+        assertThat(this.attempts).containsExactly("SUCCESS 200");
+        assertThat(this.client.model(MODEL).getLimiter().state().inFlight()).isZero();
+        assertThat(this.provider.sent().get(0).closed).isTrue();
+    }
+
+    private ModelTotals.Snapshot totals() {
+        return this.client.model(MODEL).getTotals().snapshot();
+    }
+
+    private static ProviderRequest request(String body) {
+        return new ProviderRequest("POST", URI.create("https://api.anthropic.com/v1/messages"), Headers.EMPTY,
+                body.getBytes(StandardCharsets.UTF_8), false);
+    }
+
+    private ThrottledClient client(ModelLimits limits, RetrySettings retry) {
+        ClientSettings clientSettings = new ClientSettings("anthropic", ProviderDialect.ANTHROPIC,
+                URI.create("https://api.anthropic.com"), null, Duration.ofSeconds(1), Duration.ofSeconds(1), Map.of(),
+                MODEL, ModelLimits.UNLIMITED, Map.of(MODEL, new ModelSettings(MODEL, limits, List.of())), retry);
+        ThrottleSettings settings = new ThrottleSettings(Map.of("anthropic", clientSettings), 10,
+                Duration.ofSeconds(30), null, Map.of());
+        LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(30),
+                (tenant) -> null, new LocalBucketStore(this.clock), this.clock,
+                (condition, nanos) -> this.time.await(condition, nanos));
+        ThrottleMetrics metrics = new ThrottleMetrics(this.meters, settings, limiters, ThrottleMetricsOptions.DEFAULTS);
+        ThrottleObserver recorder = new ThrottleObserver() {
+
+            @Override
+            public void onAttempt(String client, String model, Outcome outcome, int status, Duration duration) {
+                ThrottledClientTests.this.attempts.add(outcome + " " + status);
+            }
+
+        };
+        return new ThrottledClient(clientSettings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE,
+                new CompositeThrottleObserver(List.of(metrics, this.signals, recorder)), new RequestBodyReader(),
+                new UsageReader(), CircuitSettings.DEFAULTS, this.time);
+    }
+
+    /** The fake clock, whose waits for admission move it on instead of blocking. */
+    private static final class AdvancingTimeSource implements TimeSource {
+
+        private final FakeClock clock;
+
+        AdvancingTimeSource(FakeClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public Instant instant() {
+            return this.clock.instant();
+        }
+
+        @Override
+        public long nanoTime() {
+            return this.clock.nanoTime();
+        }
+
+        @Override
+        public void sleep(Duration duration) throws InterruptedException {
+            this.clock.sleep(duration);
+        }
+
+        @Override
+        public void await(Condition condition, long nanos) {
+            this.clock.advance(Duration.ofNanos(nanos));
+        }
+
+    }
+
+}
