@@ -121,8 +121,8 @@ public class LlmThrottleProperties {
         private @Nullable String baseUrl;
 
         /**
-         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai). Never logged
-         * or exposed.
+         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai, generic). Never
+         * logged or exposed.
          */
         private @Nullable String apiKey;
 

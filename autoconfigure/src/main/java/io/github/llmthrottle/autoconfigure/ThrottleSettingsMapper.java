@@ -76,10 +76,7 @@ final class ThrottleSettingsMapper {
         URI baseUrl = baseUrl(prefix + "base-url", client.getProvider(), client.getBaseUrl());
         Duration connectTimeout = positive(prefix + "connect-timeout", client.getConnectTimeout());
         Duration readTimeout = positive(prefix + "read-timeout", client.getReadTimeout());
-        Map<String, String> headers = new LinkedHashMap<>();
-        if (client.getProvider() == ProviderDialect.ANTHROPIC) {
-            headers.put("anthropic-version", "2023-06-01");
-        }
+        Map<String, String> headers = new LinkedHashMap<>(client.getProvider().defaultHeaders());
         client.getDefaultHeaders().forEach((header, value) -> {
             headers.keySet().removeIf((existing) -> existing.equalsIgnoreCase(header));
             headers.put(header, value);
@@ -120,12 +117,13 @@ final class ThrottleSettingsMapper {
 
     private static URI baseUrl(String property, ProviderDialect provider, @Nullable String value) {
         if (value == null || value.isBlank()) {
-            return switch (provider) {
-                case ANTHROPIC -> URI.create("https://api.anthropic.com");
-                case OPENAI -> URI.create("https://api.openai.com/v1");
-                case GENERIC -> throw invalid(property, null, "is required for a generic provider",
+            URI defaultBaseUrl = provider.defaultBaseUrl();
+            if (defaultBaseUrl == null) {
+                throw invalid(property, null,
+                        "is required for a " + provider.name().toLowerCase(Locale.ROOT) + " provider",
                         "Set the provider's base URL, for example https://llm.example.com/v1.");
-            };
+            }
+            return defaultBaseUrl;
         }
         String action = "Use an absolute http or https URL, for example https://api.anthropic.com.";
         try {
