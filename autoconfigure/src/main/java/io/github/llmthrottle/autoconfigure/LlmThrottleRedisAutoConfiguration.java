@@ -36,7 +36,7 @@ import org.springframework.web.client.RestClient;
 @ConditionalOnClass(RestClient.class)
 @ConditionalOnBooleanProperty(name = "llm.throttle.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "llm.throttle.store", havingValue = "redis")
-@EnableConfigurationProperties(LlmThrottleProperties.class)
+@EnableConfigurationProperties(LlmThrottleRedisProperties.class)
 public final class LlmThrottleRedisAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
@@ -46,9 +46,8 @@ public final class LlmThrottleRedisAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(BucketStore.class)
         @ConditionalOnBean(LettuceConnectionFactory.class)
-        RedisBucketStore llmThrottleBucketStore(LlmThrottleProperties properties,
+        RedisBucketStore llmThrottleBucketStore(LlmThrottleRedisProperties redis,
                 LettuceConnectionFactory connectionFactory) {
-            LlmThrottleProperties.Redis redis = properties.getRedis();
             return new RedisBucketStore(connectionFactory.getNativeClient(), redis.getKeyPrefix(),
                     RedisBucketStore.OnFailure.valueOf(redis.getOnFailure().name()),
                     RedisStoreRequirements.timeout(redis), RedisStoreRequirements.retryInterval(redis),

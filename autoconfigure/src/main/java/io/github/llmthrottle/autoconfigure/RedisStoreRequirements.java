@@ -59,7 +59,7 @@ final class RedisStoreRequirements {
      * @param redis the Redis settings
      * @return the timeout
      */
-    static Duration timeout(LlmThrottleProperties.Redis redis) {
+    static Duration timeout(LlmThrottleRedisProperties redis) {
         Duration timeout = redis.getTimeout();
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new InvalidThrottleConfigurationException("llm.throttle.redis.timeout", String.valueOf(timeout),
@@ -73,7 +73,7 @@ final class RedisStoreRequirements {
      * @param redis the Redis settings
      * @return the interval
      */
-    static Duration retryInterval(LlmThrottleProperties.Redis redis) {
+    static Duration retryInterval(LlmThrottleRedisProperties redis) {
         Duration interval = redis.getRetryInterval();
         if (interval == null || interval.isNegative()) {
             throw new InvalidThrottleConfigurationException("llm.throttle.redis.retry-interval",
