@@ -32,4 +32,40 @@ public record CircuitSettings(boolean enabled, int failureThreshold, Duration op
         }
     }
 
+    /**
+     * A copy that opens circuits, or not.
+     * @param enabled whether circuits open at all
+     * @return the new settings
+     */
+    public CircuitSettings withEnabled(boolean enabled) {
+        return new CircuitSettings(enabled, this.failureThreshold, this.openWait, this.halfOpenProbes);
+    }
+
+    /**
+     * A copy with another number of consecutive failures that open a circuit.
+     * @param failureThreshold consecutive failing attempts that open the circuit
+     * @return the new settings
+     */
+    public CircuitSettings withFailureThreshold(int failureThreshold) {
+        return new CircuitSettings(this.enabled, failureThreshold, this.openWait, this.halfOpenProbes);
+    }
+
+    /**
+     * A copy with another time an open circuit waits before it lets probes through.
+     * @param openWait how long an open circuit fails calls fast
+     * @return the new settings
+     */
+    public CircuitSettings withOpenWait(Duration openWait) {
+        return new CircuitSettings(this.enabled, this.failureThreshold, openWait, this.halfOpenProbes);
+    }
+
+    /**
+     * A copy with another number of probe calls while half-open.
+     * @param halfOpenProbes calls let through at once while half-open
+     * @return the new settings
+     */
+    public CircuitSettings withHalfOpenProbes(int halfOpenProbes) {
+        return new CircuitSettings(this.enabled, this.failureThreshold, this.openWait, halfOpenProbes);
+    }
+
 }
