@@ -46,12 +46,11 @@ public final class LlmThrottleRedisAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(BucketStore.class)
         @ConditionalOnBean(LettuceConnectionFactory.class)
-        RedisBucketStore llmThrottleBucketStore(LlmThrottleRedisProperties redis,
+        RedisBucketStore llmThrottleBucketStore(LlmThrottleRedisProperties properties,
                 LettuceConnectionFactory connectionFactory) {
-            return new RedisBucketStore(connectionFactory.getNativeClient(), redis.getKeyPrefix(),
-                    RedisBucketStore.OnFailure.valueOf(redis.getOnFailure().name()),
-                    RedisStoreRequirements.timeout(redis), RedisStoreRequirements.retryInterval(redis),
-                    Clock.systemUTC());
+            RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
+            return new RedisBucketStore(connectionFactory.getNativeClient(), redis.keyPrefix(), redis.onFailure(),
+                    redis.timeout(), redis.retryInterval(), Clock.systemUTC());
         }
 
     }

@@ -19,13 +19,17 @@ public record CircuitSettings(boolean enabled, int failureThreshold, Duration op
     /** The defaults: enabled, 5 consecutive failures, 30 s open, 2 probes. */
     public static final CircuitSettings DEFAULTS = new CircuitSettings(true, 5, Duration.ofSeconds(30), 2);
 
+    /**
+     * Creates settings. Configured values are checked under their property names before they get
+     * here; these checks guard settings built in code, which would otherwise open the circuit on a
+     * success (a threshold below 1) or never close it again (no probes). A negative open wait
+     * acts as zero.
+     * @throws IllegalArgumentException naming the first invalid field
+     */
     public CircuitSettings {
         Objects.requireNonNull(openWait, "openWait");
         if (failureThreshold < 1) {
             throw new IllegalArgumentException("failureThreshold must be at least 1, was " + failureThreshold);
-        }
-        if (openWait.isNegative()) {
-            throw new IllegalArgumentException("openWait must not be negative, was " + openWait);
         }
         if (halfOpenProbes < 1) {
             throw new IllegalArgumentException("halfOpenProbes must be at least 1, was " + halfOpenProbes);
