@@ -52,14 +52,9 @@ public class LlmThrottleProperties {
 
     /**
      * Where the rate-limit buckets live: memory (this instance) or redis (shared by every
-     * instance that uses the same Redis server).
+     * instance that uses the same Redis server; see llm.throttle.redis).
      */
     private Store store = Store.MEMORY;
-
-    /**
-     * Redis store settings, used when store is redis.
-     */
-    private final Redis redis = new Redis();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -101,10 +96,6 @@ public class LlmThrottleProperties {
         this.store = store;
     }
 
-    public Redis getRedis() {
-        return this.redis;
-    }
-
     /**
      * One configured client: a provider endpoint with its credentials and per-model limits.
      */
@@ -121,8 +112,8 @@ public class LlmThrottleProperties {
         private @Nullable String baseUrl;
 
         /**
-         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai). Never logged
-         * or exposed.
+         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai, generic). Never
+         * logged or exposed.
          */
         private @Nullable String apiKey;
 
@@ -671,80 +662,6 @@ public class LlmThrottleProperties {
 
         /** In Redis, shared by every instance that uses the same server. */
         REDIS
-
-    }
-
-    /**
-     * Redis store settings.
-     */
-    public static class Redis {
-
-        /**
-         * Prefix of the Redis keys that hold the buckets.
-         */
-        private String keyPrefix = "llm-throttle";
-
-        /**
-         * What to do when Redis cannot be reached: local (keep serving on local buckets) or
-         * reject (fail calls).
-         */
-        private OnFailure onFailure = OnFailure.LOCAL;
-
-        /**
-         * Longest wait for one Redis command; a command that takes longer counts as a failure
-         * of Redis.
-         */
-        private Duration timeout = Duration.ofMillis(500);
-
-        /**
-         * How long to do without Redis after a failure before trying it again.
-         */
-        private Duration retryInterval = Duration.ofSeconds(2);
-
-        public String getKeyPrefix() {
-            return this.keyPrefix;
-        }
-
-        public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
-        }
-
-        public OnFailure getOnFailure() {
-            return this.onFailure;
-        }
-
-        public void setOnFailure(OnFailure onFailure) {
-            this.onFailure = onFailure;
-        }
-
-        public Duration getTimeout() {
-            return this.timeout;
-        }
-
-        public void setTimeout(Duration timeout) {
-            this.timeout = timeout;
-        }
-
-        public Duration getRetryInterval() {
-            return this.retryInterval;
-        }
-
-        public void setRetryInterval(Duration retryInterval) {
-            this.retryInterval = retryInterval;
-        }
-
-    }
-
-    /**
-     * Behaviour when the shared store fails.
-     */
-    public enum OnFailure {
-
-        /** Keep serving on local buckets. */
-        LOCAL,
-
-        /** Fail calls until the store is back. */
-        REJECT
 
     }
 

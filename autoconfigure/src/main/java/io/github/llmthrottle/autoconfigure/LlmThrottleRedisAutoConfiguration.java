@@ -36,7 +36,7 @@ import org.springframework.web.client.RestClient;
 @ConditionalOnClass(RestClient.class)
 @ConditionalOnBooleanProperty(name = "llm.throttle.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "llm.throttle.store", havingValue = "redis")
-@EnableConfigurationProperties(LlmThrottleProperties.class)
+@EnableConfigurationProperties(LlmThrottleRedisProperties.class)
 public final class LlmThrottleRedisAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
@@ -46,13 +46,11 @@ public final class LlmThrottleRedisAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(BucketStore.class)
         @ConditionalOnBean(LettuceConnectionFactory.class)
-        RedisBucketStore llmThrottleBucketStore(LlmThrottleProperties properties,
+        RedisBucketStore llmThrottleBucketStore(LlmThrottleRedisProperties properties,
                 LettuceConnectionFactory connectionFactory) {
-            LlmThrottleProperties.Redis redis = properties.getRedis();
-            return new RedisBucketStore(connectionFactory.getNativeClient(), redis.getKeyPrefix(),
-                    RedisBucketStore.OnFailure.valueOf(redis.getOnFailure().name()),
-                    RedisStoreRequirements.timeout(redis), RedisStoreRequirements.retryInterval(redis),
-                    Clock.systemUTC());
+            RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
+            return new RedisBucketStore(connectionFactory.getNativeClient(), redis.keyPrefix(), redis.onFailure(),
+                    redis.timeout(), redis.retryInterval(), Clock.systemUTC());
         }
 
     }

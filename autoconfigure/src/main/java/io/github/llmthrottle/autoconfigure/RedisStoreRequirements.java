@@ -1,6 +1,5 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,10 +8,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
- * What {@code llm.throttle.store=redis} needs: Lettuce, Bucket4j's Lettuce integration and Spring
- * Boot's Lettuce connection ({@code spring.data.redis.*}), and valid {@code llm.throttle.redis.*}
- * values. Says which is missing in an {@link InvalidThrottleConfigurationException}. Refers to none
- * of those classes itself, so that it loads without them.
+ * What {@code llm.throttle.store=redis} needs on the classpath and in the context: Lettuce,
+ * Bucket4j's Lettuce integration and Spring Boot's Lettuce connection ({@code spring.data.redis.*}).
+ * Says which is missing in an {@link InvalidThrottleConfigurationException}. Refers to none of those
+ * classes itself, so that it loads without them. ({@code llm.throttle.redis.*} values are checked
+ * by {@link ThrottleSettingsMapper}.)
  */
 final class RedisStoreRequirements {
 
@@ -52,34 +52,6 @@ final class RedisStoreRequirements {
         return new InvalidThrottleConfigurationException("llm.throttle.store", "redis",
                 "the Redis store needs " + String.join(" and ", missing) + " on the classpath",
                 "Add the dependency " + String.join(" and ", add) + ", or set llm.throttle.store to memory.");
-    }
-
-    /**
-     * The command timeout, checked.
-     * @param redis the Redis settings
-     * @return the timeout
-     */
-    static Duration timeout(LlmThrottleProperties.Redis redis) {
-        Duration timeout = redis.getTimeout();
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new InvalidThrottleConfigurationException("llm.throttle.redis.timeout", String.valueOf(timeout),
-                    "must be positive", "Use a positive duration such as 500ms or 1s.");
-        }
-        return timeout;
-    }
-
-    /**
-     * The retry interval, checked.
-     * @param redis the Redis settings
-     * @return the interval
-     */
-    static Duration retryInterval(LlmThrottleProperties.Redis redis) {
-        Duration interval = redis.getRetryInterval();
-        if (interval == null || interval.isNegative()) {
-            throw new InvalidThrottleConfigurationException("llm.throttle.redis.retry-interval",
-                    String.valueOf(interval), "must not be negative", "Use a duration such as 2s.");
-        }
-        return interval;
     }
 
 }

@@ -7,233 +7,316 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Circuit;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Limits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Queue;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RateLimits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Retry;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RetryOverrides;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Tenants;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.RedisBucketStore;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
 import io.github.llmthrottle.routing.CircuitSettings;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.context.properties.PropertyMapper.Source.Adapter;
+
 /**
- * Validates {@link LlmThrottleProperties} and maps them, once, into the immutable
- * {@link ThrottleSettings} the core uses. Every problem is reported as an
- * {@link InvalidThrottleConfigurationException} naming the property.
+ * Maps {@link LlmThrottleProperties} and {@link LlmThrottleRedisProperties}, once, into the
+ * immutable settings the core uses: one {@link PropertyMapper} line per property (or nested group)
+ * onto the settings' defaults, checking each value on the way. Every rule a property value must
+ * meet lives here, once; a value that breaks one fails with an
+ * {@link InvalidThrottleConfigurationException} naming the property and what would be valid. (The
+ * settings records check their own invariants too, for callers that build them in code; a valid
+ * configuration never trips them.)
+ * <p>
+ * Nested groups are mapped first and handed to the {@link PropertyMapper} as values rather than
+ * mapped inside one of its adapters: a source swallows a {@link NullPointerException}, which
+ * would turn a bug into a silently missing group.
  */
 final class ThrottleSettingsMapper {
 
     private static final String PREFIX = "llm.throttle.";
 
+    private static final String NO_LIMIT = "Use a positive number, or remove the property for no local limit.";
+
     private ThrottleSettingsMapper() {
     }
 
+    /**
+     * The settings of {@code llm.throttle.*}.
+     * @param properties the bound properties
+     * @return the settings
+     * @throws InvalidThrottleConfigurationException naming the first invalid property
+     */
     static ThrottleSettings map(LlmThrottleProperties properties) {
-        RetrySettings defaultRetry = retry(properties.getRetry(), new RetryOverrides(), PREFIX + "retry");
-        Map<String, ClientSettings> clients = new LinkedHashMap<>();
-        properties.getClients().forEach((name, client) -> clients.put(name, client(name, client, defaultRetry)));
-        int capacity = properties.getQueue().getCapacity();
-        if (capacity <= 0) {
-            throw invalid("queue.capacity", capacity, "must be positive", "Set a capacity of at least 1.");
-        }
-        Duration maxWait = nonNegative("queue.max-wait", properties.getQueue().getMaxWait());
-        LlmThrottleProperties.TenantLimits defaults = properties.getTenants().getDefault();
-        TenantLimits defaultTenant = tenant("tenants.default", defaults, null);
-        Map<String, TenantLimits> overrides = new LinkedHashMap<>();
-        properties.getTenants().getOverrides().forEach((tenant, limits) -> {
-            TenantLimits mapped = tenant("tenants.overrides." + tenant, limits, defaults);
-            if (mapped != null) {
-                overrides.put(tenant, mapped);
-            }
-        });
-        return new ThrottleSettings(clients, capacity, maxWait, defaultTenant, overrides,
-                circuit(properties.getCircuit()));
+        PropertyMapper map = PropertyMapper.get();
+        RetrySettings retry = retry("retry.", properties.getRetry());
+        Queue queue = properties.getQueue();
+        Tenants tenants = properties.getTenants();
+        ThrottleSettings settings = ThrottleSettings.DEFAULTS;
+        settings = map.from(clients(properties.getClients(), retry)).to(settings, ThrottleSettings::withClients);
+        settings = map.from(queue::getCapacity)
+            .as(positiveNumber("queue.capacity", "Set a capacity of at least 1."))
+            .to(settings, ThrottleSettings::withQueueCapacity);
+        settings = map.from(queue::getMaxWait)
+            .as(nonNegativeDuration("queue.max-wait"))
+            .to(settings, ThrottleSettings::withMaxWait);
+        TenantLimits defaultTenant = tenant("tenants.default.", tenants.getDefault());
+        settings = map.from(defaultTenant).to(settings, ThrottleSettings::withDefaultTenantLimits);
+        settings = map.from(tenants(tenants.getOverrides(), defaultTenant))
+            .to(settings, ThrottleSettings::withTenantOverrides);
+        settings = map.from(circuit(properties.getCircuit())).to(settings, ThrottleSettings::withCircuit);
+        return settings;
     }
 
-    private static CircuitSettings circuit(LlmThrottleProperties.Circuit circuit) {
-        if (circuit.getFailureThreshold() < 1) {
-            throw invalid("circuit.failure-threshold", circuit.getFailureThreshold(), "must be at least 1",
-                    "Use a number of consecutive failures such as 5, or set llm.throttle.circuit.enabled=false.");
-        }
-        Duration openWait = nonNegative("circuit.open-wait", circuit.getOpenWait());
-        if (circuit.getHalfOpenProbes() < 1) {
-            throw invalid("circuit.half-open-probes", circuit.getHalfOpenProbes(), "must be at least 1",
-                    "Use a small number of probe calls such as 1 to 3.");
-        }
-        return new CircuitSettings(circuit.isEnabled(), circuit.getFailureThreshold(), openWait,
-                circuit.getHalfOpenProbes());
+    /**
+     * The settings of the Redis bucket store ({@code llm.throttle.redis.*}).
+     * @param properties the bound properties
+     * @return the settings
+     * @throws InvalidThrottleConfigurationException naming the first invalid property
+     */
+    static RedisStoreSettings map(LlmThrottleRedisProperties properties) {
+        return new RedisStoreSettings(properties.getKeyPrefix(),
+                RedisBucketStore.OnFailure.valueOf(properties.getOnFailure().name()),
+                positiveDuration("redis.timeout").adapt(properties.getTimeout()),
+                nonNegativeDuration("redis.retry-interval").adapt(properties.getRetryInterval()));
     }
 
-    private static ClientSettings client(String name, Client client, RetrySettings defaultRetry) {
+    private static Map<String, ClientSettings> clients(Map<String, Client> clients, RetrySettings retry) {
+        Map<String, ClientSettings> settings = new LinkedHashMap<>();
+        clients.forEach((name, client) -> settings.put(name, client(name, client, retry)));
+        return settings;
+    }
+
+    private static ClientSettings client(String name, Client client, RetrySettings retry) {
+        PropertyMapper map = PropertyMapper.get();
         String prefix = "clients." + name + ".";
-        URI baseUrl = baseUrl(prefix + "base-url", client.getProvider(), client.getBaseUrl());
-        Duration connectTimeout = positive(prefix + "connect-timeout", client.getConnectTimeout());
-        Duration readTimeout = positive(prefix + "read-timeout", client.getReadTimeout());
-        Map<String, String> headers = new LinkedHashMap<>();
-        if (client.getProvider() == ProviderDialect.ANTHROPIC) {
-            headers.put("anthropic-version", "2023-06-01");
-        }
-        client.getDefaultHeaders().forEach((header, value) -> {
+        ProviderDialect dialect = client.getProvider();
+        ClientSettings settings = ClientSettings.defaults(name, dialect,
+                baseUrl(prefix + "base-url", dialect, client.getBaseUrl()));
+        settings = map.from(client::getApiKey).whenHasText().to(settings, ClientSettings::withApiKey);
+        settings = map.from(client::getConnectTimeout)
+            .as(positiveDuration(prefix + "connect-timeout"))
+            .to(settings, ClientSettings::withConnectTimeout);
+        settings = map.from(client::getReadTimeout)
+            .as(positiveDuration(prefix + "read-timeout"))
+            .to(settings, ClientSettings::withReadTimeout);
+        settings = map.from(headers(dialect, client.getDefaultHeaders()))
+            .to(settings, ClientSettings::withDefaultHeaders);
+        settings = map.from(client::getDefaultModel)
+            .as(notBlank(prefix + "default-model"))
+            .to(settings, ClientSettings::withDefaultModel);
+        settings = map.from(limits(prefix + "default-limits.", client.getDefaultLimits()))
+            .to(settings, ClientSettings::withDefaultLimits);
+        settings = map.from(models(prefix, client.getModels())).to(settings, ClientSettings::withModels);
+        settings = map.from(retry(prefix + "retry.", inherit(retry, client.getRetry())))
+            .to(settings, ClientSettings::withRetry);
+        return settings;
+    }
+
+    /** The dialect's default headers, with configured ones replacing any of the same name. */
+    private static Map<String, String> headers(ProviderDialect dialect, Map<String, String> configured) {
+        Map<String, String> headers = new LinkedHashMap<>(dialect.defaultHeaders());
+        configured.forEach((header, value) -> {
             headers.keySet().removeIf((existing) -> existing.equalsIgnoreCase(header));
             headers.put(header, value);
         });
-        ModelLimits defaultLimits = limits(prefix + "default-limits.", client.getDefaultLimits());
-        Map<String, ModelSettings> models = new LinkedHashMap<>();
-        client.getModels().forEach((model, settings) -> {
-            String modelPrefix = prefix + "models." + model + ".";
-            models.put(model, new ModelSettings(model, limits(modelPrefix, settings), settings.getFallback()));
+        return headers;
+    }
+
+    private static Map<String, ModelSettings> models(String prefix, Map<String, Model> models) {
+        Map<String, ModelSettings> settings = new LinkedHashMap<>();
+        models.forEach((model, properties) -> settings.put(model, new ModelSettings(model,
+                limits(prefix + "models." + model + ".", properties), properties.getFallback())));
+        models.forEach((model, properties) -> fallback(prefix, model, properties.getFallback(), settings.keySet()));
+        return settings;
+    }
+
+    private static ModelLimits limits(String prefix, Limits limits) {
+        return new ModelLimits(limit(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
+                limit(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
+                limit(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()),
+                limit(prefix + "max-concurrency", limits.getMaxConcurrency()));
+    }
+
+    /** A tenant's own limits, or {@code null} when it sets none. */
+    private static @Nullable TenantLimits tenant(String prefix, RateLimits limits) {
+        TenantLimits tenant = new TenantLimits(limit(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
+                limit(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
+                limit(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()));
+        boolean none = tenant.requestsPerMinute() == null && tenant.inputTokensPerMinute() == null
+                && tenant.outputTokensPerMinute() == null;
+        return none ? null : tenant;
+    }
+
+    /** Each override with the default's values for what it leaves unset. */
+    private static Map<String, TenantLimits> tenants(Map<String, ? extends RateLimits> overrides,
+            @Nullable TenantLimits defaults) {
+        Map<String, TenantLimits> tenants = new LinkedHashMap<>();
+        overrides.forEach((tenant, limits) -> {
+            TenantLimits override = tenant("tenants.overrides." + tenant + ".", limits);
+            if (override != null) {
+                tenants.put(tenant, (defaults != null) ? defaults.overriddenBy(override) : override);
+            }
         });
-        client.getModels().forEach((model, settings) -> checkFallback(prefix, model, settings, models));
-        RetrySettings retry = retry(toRetry(defaultRetry), client.getRetry(), PREFIX + prefix + "retry");
-        String defaultModel = client.getDefaultModel();
-        if (defaultModel != null && defaultModel.isBlank()) {
-            throw invalid(prefix + "default-model", defaultModel, "must not be blank",
-                    "Name a model, or remove the property.");
-        }
-        return new ClientSettings(name, client.getProvider(), baseUrl, emptyToNull(client.getApiKey()),
-                connectTimeout, readTimeout, headers, defaultModel, defaultLimits, models, retry);
+        return tenants;
     }
 
-    private static void checkFallback(String prefix, String model, Model settings, Map<String, ModelSettings> models) {
-        List<String> fallback = settings.getFallback();
-        for (int i = 0; i < fallback.size(); i++) {
-            String candidate = fallback.get(i);
-            if (!models.containsKey(candidate)) {
-                throw invalid(prefix + "models." + model + ".fallback[" + i + "]", candidate,
-                        "names a model that is not configured under " + PREFIX + prefix + "models",
-                        "Use one of " + models.keySet() + ", or add '" + candidate + "' under " + PREFIX + prefix
-                                + "models.");
-            }
-            if (candidate.equals(model)) {
-                throw invalid(prefix + "models." + model + ".fallback[" + i + "]", candidate,
-                        "a model cannot fall back to itself", "Name a different model.");
-            }
-        }
+    private static CircuitSettings circuit(Circuit circuit) {
+        PropertyMapper map = PropertyMapper.get();
+        CircuitSettings settings = CircuitSettings.DEFAULTS;
+        settings = map.from(circuit::isEnabled).to(settings, CircuitSettings::withEnabled);
+        settings = map.from(circuit::getFailureThreshold)
+            .as(atLeastOne("circuit.failure-threshold",
+                    "Use a number of consecutive failures such as 5, or set llm.throttle.circuit.enabled=false."))
+            .to(settings, CircuitSettings::withFailureThreshold);
+        settings = map.from(circuit::getOpenWait)
+            .as(nonNegativeDuration("circuit.open-wait"))
+            .to(settings, CircuitSettings::withOpenWait);
+        settings = map.from(circuit::getHalfOpenProbes)
+            .as(atLeastOne("circuit.half-open-probes", "Use a small number of probe calls such as 1 to 3."))
+            .to(settings, CircuitSettings::withHalfOpenProbes);
+        return settings;
     }
 
-    private static URI baseUrl(String property, ProviderDialect provider, @Nullable String value) {
+    /**
+     * The retry properties of a client: its overrides, and the shared settings for what it
+     * leaves unset.
+     */
+    private static Retry inherit(RetrySettings shared, RetryOverrides overrides) {
+        PropertyMapper map = PropertyMapper.get();
+        Retry retry = new Retry();
+        map.from(overrides::getMaxRetries).orFrom(shared::maxRetries).to(retry::setMaxRetries);
+        map.from(overrides::getDelay).orFrom(shared::delay).to(retry::setDelay);
+        map.from(overrides::getMultiplier).orFrom(shared::multiplier).to(retry::setMultiplier);
+        map.from(overrides::getMaxDelay).orFrom(shared::maxDelay).to(retry::setMaxDelay);
+        map.from(overrides::getJitter).orFrom(shared::jitter).to(retry::setJitter);
+        map.from(overrides::getRespectRetryAfter).orFrom(shared::respectRetryAfter).to(retry::setRespectRetryAfter);
+        map.from(overrides::getMaxRetryAfter).orFrom(shared::maxRetryAfter).to(retry::setMaxRetryAfter);
+        return retry;
+    }
+
+    /**
+     * Retry settings built in one step rather than with-er by with-er: {@link RetrySettings}
+     * checks the delay against the longest delay, so a valid pair could fail half-applied.
+     */
+    private static RetrySettings retry(String prefix, Retry retry) {
+        int maxRetries = nonNegativeNumber(prefix + "max-retries", "Use 0 to disable retries, or a positive number.")
+            .adapt(retry.getMaxRetries());
+        Duration delay = positiveDuration(prefix + "delay").adapt(retry.getDelay());
+        double multiplier = multiplier(prefix + "multiplier").adapt(retry.getMultiplier());
+        Duration maxDelay = positiveDuration(prefix + "max-delay").adapt(retry.getMaxDelay());
+        check(prefix + "max-delay", maxDelay, (value) -> value.compareTo(delay) >= 0,
+                "is below " + PREFIX + prefix + "delay (" + delay + ")", "Set max-delay to at least the first delay.");
+        Duration maxRetryAfter = nonNegativeDuration(prefix + "max-retry-after").adapt(retry.getMaxRetryAfter());
+        return new RetrySettings(maxRetries, delay, multiplier, maxDelay, retry.getJitter(),
+                retry.isRespectRetryAfter(), maxRetryAfter);
+    }
+
+    private static URI baseUrl(String property, ProviderDialect dialect, @Nullable String value) {
         if (value == null || value.isBlank()) {
-            return switch (provider) {
-                case ANTHROPIC -> URI.create("https://api.anthropic.com");
-                case OPENAI -> URI.create("https://api.openai.com/v1");
-                case GENERIC -> throw invalid(property, null, "is required for a generic provider",
+            URI defaultBaseUrl = dialect.defaultBaseUrl();
+            if (defaultBaseUrl == null) {
+                throw invalid(property, null,
+                        "is required for a " + dialect.name().toLowerCase(Locale.ROOT) + " provider",
                         "Set the provider's base URL, for example https://llm.example.com/v1.");
-            };
+            }
+            return defaultBaseUrl;
         }
         String action = "Use an absolute http or https URL, for example https://api.anthropic.com.";
+        URI uri;
         try {
-            URI uri = new URI(value.trim());
-            String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
-            if (!"http".equals(scheme) && !"https".equals(scheme)) {
-                throw invalid(property, value, "is not an http or https URL", action);
-            }
-            if (uri.getHost() == null || uri.getHost().isEmpty()) {
-                throw invalid(property, value, "has no host", action);
-            }
-            return uri;
+            uri = new URI(value.trim());
         }
         catch (URISyntaxException ex) {
             throw invalid(property, value, "is not a valid URL (" + ex.getReason() + ")", action);
         }
-    }
-
-    private static ModelLimits limits(String prefix, Limits limits) {
-        return new ModelLimits(positive(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
-                positive(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
-                positive(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()),
-                positive(prefix + "max-concurrency", limits.getMaxConcurrency()));
-    }
-
-    private static @Nullable TenantLimits tenant(String prefix, LlmThrottleProperties.TenantLimits limits,
-            LlmThrottleProperties.@Nullable TenantLimits defaults) {
-        Long rpm = positive(prefix + ".requests-per-minute", limits.getRequestsPerMinute());
-        Long itpm = positive(prefix + ".input-tokens-per-minute", limits.getInputTokensPerMinute());
-        Long otpm = positive(prefix + ".output-tokens-per-minute", limits.getOutputTokensPerMinute());
-        if (defaults != null) {
-            rpm = (rpm != null) ? rpm : defaults.getRequestsPerMinute();
-            itpm = (itpm != null) ? itpm : defaults.getInputTokensPerMinute();
-            otpm = (otpm != null) ? otpm : defaults.getOutputTokensPerMinute();
+        String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
+        if (!"http".equals(scheme) && !"https".equals(scheme)) {
+            throw invalid(property, value, "is not an http or https URL", action);
         }
-        return (rpm == null && itpm == null && otpm == null) ? null : new TenantLimits(rpm, itpm, otpm);
+        if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            throw invalid(property, value, "has no host", action);
+        }
+        return uri;
     }
 
-    private static Retry toRetry(RetrySettings settings) {
-        Retry retry = new Retry();
-        retry.setMaxRetries(settings.maxRetries());
-        retry.setDelay(settings.delay());
-        retry.setMultiplier(settings.multiplier());
-        retry.setMaxDelay(settings.maxDelay());
-        retry.setJitter(settings.jitter());
-        retry.setRespectRetryAfter(settings.respectRetryAfter());
-        retry.setMaxRetryAfter(settings.maxRetryAfter());
-        return retry;
+    private static void fallback(String prefix, String model, List<String> fallback, Set<String> models) {
+        for (int i = 0; i < fallback.size(); i++) {
+            String property = prefix + "models." + model + ".fallback[" + i + "]";
+            String candidate = fallback.get(i);
+            check(property, candidate, models::contains,
+                    "names a model that is not configured under " + PREFIX + prefix + "models",
+                    "Use one of " + models + ", or add '" + candidate + "' under " + PREFIX + prefix + "models.");
+            check(property, candidate, (value) -> !value.equals(model), "a model cannot fall back to itself",
+                    "Name a different model.");
+        }
     }
 
-    private static RetrySettings retry(Retry base, RetryOverrides overrides, String prefix) {
-        String shortPrefix = prefix.substring(PREFIX.length()) + ".";
-        int maxRetries = (overrides.getMaxRetries() != null) ? overrides.getMaxRetries() : base.getMaxRetries();
-        if (maxRetries < 0) {
-            throw invalid(shortPrefix + "max-retries", maxRetries, "must not be negative",
-                    "Use 0 to disable retries, or a positive number.");
-        }
-        Duration delay = positive(shortPrefix + "delay", (overrides.getDelay() != null) ? overrides.getDelay() : base.getDelay());
-        double multiplier = (overrides.getMultiplier() != null) ? overrides.getMultiplier() : base.getMultiplier();
-        if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-            throw invalid(shortPrefix + "multiplier", multiplier, "must be at least 1.0",
-                    "Use 1.0 for a constant delay, or for example 2.0 to double it with each retry.");
-        }
-        Duration maxDelay = positive(shortPrefix + "max-delay",
-                (overrides.getMaxDelay() != null) ? overrides.getMaxDelay() : base.getMaxDelay());
-        if (maxDelay.compareTo(delay) < 0) {
-            throw invalid(shortPrefix + "max-delay", maxDelay, "is below " + PREFIX + shortPrefix + "delay (" + delay + ")",
-                    "Set max-delay to at least the first delay.");
-        }
-        Duration maxRetryAfter = nonNegative(shortPrefix + "max-retry-after",
-                (overrides.getMaxRetryAfter() != null) ? overrides.getMaxRetryAfter() : base.getMaxRetryAfter());
-        return new RetrySettings(maxRetries, delay, multiplier, maxDelay,
-                (overrides.getJitter() != null) ? overrides.getJitter() : base.getJitter(),
-                (overrides.getRespectRetryAfter() != null) ? overrides.getRespectRetryAfter()
-                        : base.isRespectRetryAfter(),
-                maxRetryAfter);
+    // The rules. Each returns its value, so that a mapping line can check it on the way.
+
+    private static Adapter<Duration, Duration> positiveDuration(String property) {
+        return (value) -> check(property, value, (duration) -> !duration.isNegative() && !duration.isZero(),
+                "must be positive", "Use a positive duration such as 500ms or 10s.");
     }
 
-    private static <N extends Number> @Nullable N positive(String property, @Nullable N value) {
-        if (value != null && value.longValue() <= 0) {
-            throw invalid(property, value, "must be positive",
-                    "Use a positive number, or remove the property for no local limit.");
-        }
-        return value;
+    private static Adapter<Duration, Duration> nonNegativeDuration(String property) {
+        return (value) -> check(property, value, (duration) -> !duration.isNegative(), "must not be negative",
+                "Use a duration such as 0s, 500ms or 30s.");
     }
 
-    private static Duration positive(String property, Duration value) {
-        if (value.isNegative() || value.isZero()) {
-            throw invalid(property, value, "must be positive", "Use a positive duration such as 500ms or 10s.");
+    private static <N extends Number> Adapter<N, N> positiveNumber(String property, String action) {
+        return (value) -> check(property, value, (number) -> number.longValue() > 0, "must be positive", action);
+    }
+
+    private static Adapter<Integer, Integer> atLeastOne(String property, String action) {
+        return (value) -> check(property, value, (number) -> number >= 1, "must be at least 1", action);
+    }
+
+    private static Adapter<Integer, Integer> nonNegativeNumber(String property, String action) {
+        return (value) -> check(property, value, (number) -> number >= 0, "must not be negative", action);
+    }
+
+    private static Adapter<Double, Double> multiplier(String property) {
+        return (value) -> check(property, value, (number) -> number >= 1.0 && !number.isInfinite(),
+                "must be at least 1.0",
+                "Use 1.0 for a constant delay, or for example 2.0 to double it with each retry.");
+    }
+
+    private static Adapter<String, String> notBlank(String property) {
+        return (value) -> check(property, value, (text) -> !text.isBlank(), "must not be blank",
+                "Name a model, or remove the property.");
+    }
+
+    /** A per-minute limit or a concurrency ceiling: unset (no local limit) or positive. */
+    private static <N extends Number> @Nullable N limit(String property, @Nullable N value) {
+        return (value != null) ? ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value) : null;
+    }
+
+    private static <T> T check(String property, T value, Predicate<T> valid, String reason, String action) {
+        if (!valid.test(value)) {
+            throw invalid(property, value, reason, action);
         }
         return value;
     }
 
-    private static Duration nonNegative(String property, Duration value) {
-        if (value.isNegative()) {
-            throw invalid(property, value, "must not be negative", "Use a duration such as 0s, 500ms or 30s.");
-        }
-        return value;
-    }
-
-    private static @Nullable String emptyToNull(@Nullable String value) {
-        return (value == null || value.isBlank()) ? null : value;
-    }
-
-    private static InvalidThrottleConfigurationException invalid(String property, @Nullable Object value, String reason,
-            String action) {
-        return new InvalidThrottleConfigurationException(PREFIX + property, (value != null) ? String.valueOf(value) : null,
-                reason, action);
+    private static InvalidThrottleConfigurationException invalid(String property, @Nullable Object value,
+            String reason, String action) {
+        return new InvalidThrottleConfigurationException(PREFIX + property,
+                (value != null) ? String.valueOf(value) : null, reason, action);
     }
 
 }

@@ -36,6 +36,101 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
     }
 
     /**
+     * The settings of a client that configures nothing but its dialect and base URL: no API key,
+     * 10s to connect, 10m to read, the dialect's default headers, no default model, no limits
+     * and the default retry settings.
+     * @param name the client name
+     * @param provider the wire dialect
+     * @param baseUrl the provider's base URL
+     * @return the settings
+     */
+    public static ClientSettings defaults(String name, ProviderDialect provider, URI baseUrl) {
+        return new ClientSettings(name, provider, baseUrl, null, Duration.ofSeconds(10), Duration.ofMinutes(10),
+                provider.defaultHeaders(), null, ModelLimits.UNLIMITED, Map.of(), RetrySettings.DEFAULTS);
+    }
+
+    /**
+     * A copy with another API key.
+     * @param apiKey the API key, or {@code null} for none
+     * @return the new settings
+     */
+    public ClientSettings withApiKey(@Nullable String apiKey) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, apiKey, this.connectTimeout,
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+    }
+
+    /**
+     * A copy with another connect timeout.
+     * @param connectTimeout the connect timeout
+     * @return the new settings
+     */
+    public ClientSettings withConnectTimeout(Duration connectTimeout) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, connectTimeout,
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+    }
+
+    /**
+     * A copy with another read timeout.
+     * @param readTimeout the read timeout
+     * @return the new settings
+     */
+    public ClientSettings withReadTimeout(Duration readTimeout) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+    }
+
+    /**
+     * A copy with other headers for every request; they replace the current ones, the
+     * dialect's defaults included.
+     * @param defaultHeaders headers sent with every request
+     * @return the new settings
+     */
+    public ClientSettings withDefaultHeaders(Map<String, String> defaultHeaders) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                this.readTimeout, defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+    }
+
+    /**
+     * A copy with another default model.
+     * @param defaultModel model used when a request names none, or {@code null}
+     * @return the new settings
+     */
+    public ClientSettings withDefaultModel(@Nullable String defaultModel) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                this.readTimeout, this.defaultHeaders, defaultModel, this.defaultLimits, this.models, this.retry);
+    }
+
+    /**
+     * A copy with other limits for models without their own entry.
+     * @param defaultLimits limits of models without their own entry
+     * @return the new settings
+     */
+    public ClientSettings withDefaultLimits(ModelLimits defaultLimits) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                this.readTimeout, this.defaultHeaders, this.defaultModel, defaultLimits, this.models, this.retry);
+    }
+
+    /**
+     * A copy with other configured models.
+     * @param models settings per configured model
+     * @return the new settings
+     */
+    public ClientSettings withModels(Map<String, ModelSettings> models) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, models, this.retry);
+    }
+
+    /**
+     * A copy with other retry settings.
+     * @param retry the retry settings
+     * @return the new settings
+     */
+    public ClientSettings withRetry(RetrySettings retry) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, retry);
+    }
+
+    /**
      * The limits of {@code model}: its own entry, or the client's default limits.
      * @param model the model name
      * @return the limits

@@ -25,6 +25,13 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
         @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides,
         CircuitSettings circuit) {
 
+    /**
+     * The defaults: no clients, 1000 waiting calls per client and model, 30s longest wait, no
+     * tenant limits, the default circuit settings.
+     */
+    public static final ThrottleSettings DEFAULTS = new ThrottleSettings(Map.of(), 1000, Duration.ofSeconds(30), null,
+            Map.of(), CircuitSettings.DEFAULTS);
+
     public ThrottleSettings {
         clients = Collections.unmodifiableMap(new LinkedHashMap<>(clients));
         tenantOverrides = Map.copyOf(tenantOverrides);
@@ -41,6 +48,66 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
     public ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
             @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides) {
         this(clients, queueCapacity, maxWait, defaultTenantLimits, tenantOverrides, CircuitSettings.DEFAULTS);
+    }
+
+    /**
+     * A copy with other clients.
+     * @param clients the clients by name, in configuration order
+     * @return the new settings
+     */
+    public ThrottleSettings withClients(Map<String, ClientSettings> clients) {
+        return new ThrottleSettings(clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, this.circuit);
+    }
+
+    /**
+     * A copy with another queue capacity.
+     * @param queueCapacity waiting calls per client and model
+     * @return the new settings
+     */
+    public ThrottleSettings withQueueCapacity(int queueCapacity) {
+        return new ThrottleSettings(this.clients, queueCapacity, this.maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, this.circuit);
+    }
+
+    /**
+     * A copy with another default longest wait for admission.
+     * @param maxWait default longest wait for admission
+     * @return the new settings
+     */
+    public ThrottleSettings withMaxWait(Duration maxWait) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, this.circuit);
+    }
+
+    /**
+     * A copy with other limits for tenants without an override.
+     * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
+     * @return the new settings
+     */
+    public ThrottleSettings withDefaultTenantLimits(@Nullable TenantLimits defaultTenantLimits) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, defaultTenantLimits,
+                this.tenantOverrides, this.circuit);
+    }
+
+    /**
+     * A copy with other limits by tenant id.
+     * @param tenantOverrides limits by tenant id
+     * @return the new settings
+     */
+    public ThrottleSettings withTenantOverrides(Map<String, TenantLimits> tenantOverrides) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
+                tenantOverrides, this.circuit);
+    }
+
+    /**
+     * A copy with other circuit settings.
+     * @param circuit settings of every model's circuit
+     * @return the new settings
+     */
+    public ThrottleSettings withCircuit(CircuitSettings circuit) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, circuit);
     }
 
     /**

@@ -13,8 +13,8 @@ import org.springframework.web.client.RestClient;
 
 /**
  * Builds the {@code RestClient} of a configured client from Boot's {@code RestClient.Builder}, so
- * that Boot's HTTP client choice, message converters and observation apply: base URL, the
- * provider's auth header, default headers, timeouts, and the throttling interceptor.
+ * that Boot's HTTP client choice, message converters and observation apply: base URL, default
+ * headers, the auth header of the provider's dialect, timeouts, and the throttling interceptor.
  */
 public final class ThrottledRestClientFactory {
 
@@ -76,12 +76,8 @@ public final class ThrottledRestClientFactory {
     private static void defaultHeaders(ClientSettings settings, HttpHeaders headers) {
         settings.defaultHeaders().forEach(headers::set);
         String apiKey = settings.apiKey();
-        if (apiKey == null) {
-            return;
-        }
-        switch (settings.provider()) {
-            case ANTHROPIC -> headers.set("x-api-key", apiKey);
-            case OPENAI, GENERIC -> headers.setBearerAuth(apiKey);
+        if (apiKey != null) {
+            settings.provider().authHeaders(apiKey).forEach(headers::set);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.llmthrottle.retry;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * How a client retries: the immutable form of {@code llm.throttle.retry.*}.
@@ -22,7 +23,11 @@ public record RetrySettings(int maxRetries, Duration delay, double multiplier, D
             Duration.ofSeconds(30), Jitter.FULL, true, Duration.ofSeconds(60));
 
     /**
-     * Creates settings, checking each value.
+     * Creates settings, checking each value. Configured values are checked under their property
+     * names before they get here; these checks guard settings built in code, which would
+     * otherwise count attempts wrongly (negative retries), retry back to back (a zero, negative
+     * or NaN back-off), lose decorrelated jitter (a longest delay below the first) or fail every
+     * server wait (a negative max-retry-after).
      * @throws IllegalArgumentException naming the first invalid field
      */
     public RetrySettings {
@@ -39,9 +44,7 @@ public record RetrySettings(int maxRetries, Duration delay, double multiplier, D
             throw new IllegalArgumentException("maxDelay must not be shorter than delay (" + delay + ") but was "
                     + maxDelay);
         }
-        if (jitter == null) {
-            throw new IllegalArgumentException("jitter must be one of none, full, equal, decorrelated");
-        }
+        Objects.requireNonNull(jitter, "jitter");
         if (maxRetryAfter == null || maxRetryAfter.isNegative()) {
             throw new IllegalArgumentException("maxRetryAfter must not be negative but was " + maxRetryAfter);
         }

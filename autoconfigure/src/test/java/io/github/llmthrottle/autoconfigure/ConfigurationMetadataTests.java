@@ -39,6 +39,7 @@ class ConfigurationMetadataTests {
         assertThat(names).contains("llm.throttle.enabled", "llm.throttle.clients", "llm.throttle.retry.max-retries",
                 "llm.throttle.retry.jitter", "llm.throttle.queue.capacity", "llm.throttle.queue.max-wait",
                 "llm.throttle.store", "llm.throttle.redis.key-prefix", "llm.throttle.redis.on-failure",
+                "llm.throttle.redis.timeout", "llm.throttle.redis.retry-interval",
                 "llm.throttle.tenants.default.input-tokens-per-minute", "llm.throttle.tenants.overrides",
                 "llm.throttle.circuit.enabled", "llm.throttle.circuit.failure-threshold",
                 "llm.throttle.circuit.open-wait", "llm.throttle.circuit.half-open-probes",

@@ -153,6 +153,22 @@ class LlmThrottleRedisAutoConfigurationTests {
     }
 
     @Test
+    void redisSettingsAreBoundWhereTheRedisStoreIsConfigured() {
+        this.runner.withPropertyValues("llm.throttle.store=redis").run((context) -> {
+            LlmThrottleRedisProperties redis = context.getBean(LlmThrottleRedisProperties.class);
+            assertThat(redis.getKeyPrefix()).isEqualTo(this.prefix);
+            assertThat(redis.getOnFailure()).isEqualTo(LlmThrottleRedisProperties.OnFailure.LOCAL);
+            assertThat(redis.getTimeout()).isEqualTo(Duration.ofMillis(500));
+            assertThat(redis.getRetryInterval()).isEqualTo(Duration.ofSeconds(2));
+        });
+    }
+
+    @Test
+    void redisSettingsAreNotBoundWithTheMemoryStore() {
+        this.runner.run((context) -> assertThat(context).doesNotHaveBean(LlmThrottleRedisProperties.class));
+    }
+
+    @Test
     void nonPositiveTimeoutFailsNamingTheProperty() {
         this.runner.withPropertyValues("llm.throttle.store=redis", "llm.throttle.redis.timeout=0s")
             .run((context) -> assertThat(analyze(context).getDescription()).contains("llm.throttle.redis.timeout"));

@@ -1,0 +1,82 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the shared bucket store ({@code llm.throttle.redis.*}), used when
+ * {@code llm.throttle.store} is {@code redis}. The connection itself is Spring Boot's
+ * ({@code spring.data.redis.*}).
+ */
+@ConfigurationProperties("llm.throttle.redis")
+public class LlmThrottleRedisProperties {
+
+    /**
+     * Prefix of the Redis keys that hold the buckets.
+     */
+    private String keyPrefix = "llm-throttle";
+
+    /**
+     * What to do when Redis cannot be reached: local (keep serving on local buckets) or reject
+     * (fail calls).
+     */
+    private OnFailure onFailure = OnFailure.LOCAL;
+
+    /**
+     * Longest wait for one Redis command; a command that takes longer counts as a failure of
+     * Redis.
+     */
+    private Duration timeout = Duration.ofMillis(500);
+
+    /**
+     * How long to do without Redis after a failure before trying it again.
+     */
+    private Duration retryInterval = Duration.ofSeconds(2);
+
+    public String getKeyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public OnFailure getOnFailure() {
+        return this.onFailure;
+    }
+
+    public void setOnFailure(OnFailure onFailure) {
+        this.onFailure = onFailure;
+    }
+
+    public Duration getTimeout() {
+        return this.timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    public Duration getRetryInterval() {
+        return this.retryInterval;
+    }
+
+    public void setRetryInterval(Duration retryInterval) {
+        this.retryInterval = retryInterval;
+    }
+
+    /**
+     * Behaviour when Redis fails.
+     */
+    public enum OnFailure {
+
+        /** Keep serving on local buckets. */
+        LOCAL,
+
+        /** Fail calls until Redis is back. */
+        REJECT
+
+    }
+
+}

@@ -1,0 +1,238 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
+import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.provider.ProviderDialect;
+import io.github.llmthrottle.retry.Jitter;
+import io.github.llmthrottle.retry.RetrySettings;
+import io.github.llmthrottle.routing.CircuitSettings;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class ThrottleSettingsMapperTests {
+
+    private final LlmThrottleProperties properties = new LlmThrottleProperties();
+
+    @Test
+    void unsetPropertiesMapOntoTheSettingsDefaults() {
+        assertThat(ThrottleSettingsMapper.map(this.properties)).isEqualTo(ThrottleSettings.DEFAULTS);
+        for (ProviderDialect dialect : List.of(ProviderDialect.ANTHROPIC, ProviderDialect.OPENAI)) {
+            assertThat(client("a", dialect)).isEqualTo(ClientSettings.defaults("a", dialect, dialect.defaultBaseUrl()));
+        }
+        assertThat(client("a", ProviderDialect.ANTHROPIC).retry()).isEqualTo(RetrySettings.DEFAULTS);
+    }
+
+    @Test
+    void eachDialectGivesItsBaseUrlAndHeadersUnlessConfigured() {
+        assertThat(client("a", ProviderDialect.ANTHROPIC).baseUrl()).hasToString("https://api.anthropic.com");
+        assertThat(client("a", ProviderDialect.OPENAI).baseUrl()).hasToString("https://api.openai.com/v1");
+        assertThat(client("a", ProviderDialect.ANTHROPIC).defaultHeaders())
+            .containsExactly(Map.entry("anthropic-version", "2023-06-01"));
+        Client client = addClient("b", ProviderDialect.GENERIC);
+        client.setBaseUrl(" https://llm.example.com/v1 ");
+        assertThat(map().clients().get("b").baseUrl()).isEqualTo(URI.create("https://llm.example.com/v1"));
+    }
+
+    @Test
+    void configuredHeadersReplaceTheDialectsWhateverTheirCase() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.setDefaultHeaders(Map.of("Anthropic-Version", "2025-01-01", "x-team", "search"));
+        assertThat(map().clients().get("a").defaultHeaders())
+            .containsOnly(Map.entry("Anthropic-Version", "2025-01-01"), Map.entry("x-team", "search"));
+    }
+
+    @Test
+    void blankApiKeyMeansNone() {
+        Client client = addClient("a", ProviderDialect.OPENAI);
+        client.setApiKey("  ");
+        assertThat(map().clients().get("a").apiKey()).isNull();
+        client.setApiKey("sk-1");
+        assertThat(map().clients().get("a").apiKey()).isEqualTo("sk-1");
+    }
+
+    @Test
+    void clientTimeoutsAndDefaultModelAreMappedAndChecked() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.setConnectTimeout(Duration.ofSeconds(2));
+        client.setReadTimeout(Duration.ofSeconds(90));
+        client.setDefaultModel("sonnet");
+        ClientSettings settings = map().clients().get("a");
+        assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(settings.readTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(settings.defaultModel()).isEqualTo("sonnet");
+        client.setReadTimeout(Duration.ZERO);
+        assertInvalid(this::map, "llm.throttle.clients.a.read-timeout", "must be positive");
+        client.setReadTimeout(Duration.ofSeconds(90));
+        client.setDefaultModel(" ");
+        assertInvalid(this::map, "llm.throttle.clients.a.default-model", "must not be blank");
+    }
+
+    @Test
+    void baseUrlMustBeAnAbsoluteHttpUrlAndIsRequiredWithoutADialectDefault() {
+        Client client = addClient("a", ProviderDialect.GENERIC);
+        assertInvalid(this::map, "llm.throttle.clients.a.base-url", "is required for a generic provider");
+        client.setBaseUrl("ftp://example.com");
+        assertInvalid(this::map, "llm.throttle.clients.a.base-url", "is not an http or https URL");
+        client.setBaseUrl("https:///v1");
+        assertInvalid(this::map, "llm.throttle.clients.a.base-url", "has no host");
+    }
+
+    @Test
+    void modelLimitsAndDefaultLimitsAreMappedAndMustBePositive() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.getDefaultLimits().setRequestsPerMinute(50L);
+        Model opus = new Model();
+        opus.setInputTokensPerMinute(30_000L);
+        opus.setMaxConcurrency(4);
+        client.setModels(Map.of("opus", opus));
+        ClientSettings settings = map().clients().get("a");
+        assertThat(settings.defaultLimits()).isEqualTo(new ModelLimits(50L, null, null, null));
+        assertThat(settings.limitsOf("opus")).isEqualTo(new ModelLimits(null, 30_000L, null, 4));
+        opus.setMaxConcurrency(0);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.max-concurrency", "must be positive");
+        opus.setMaxConcurrency(4);
+        client.getDefaultLimits().setOutputTokensPerMinute(-1L);
+        assertInvalid(this::map, "llm.throttle.clients.a.default-limits.output-tokens-per-minute", "must be positive");
+    }
+
+    @Test
+    void fallbackMustNameAnotherConfiguredModel() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        opus.setFallback(List.of("sonnet"));
+        client.setModels(Map.of("opus", opus, "sonnet", new Model()));
+        assertThat(map().clients().get("a").fallbackOf("opus")).containsExactly("sonnet");
+        opus.setFallback(List.of("sonnet", "haiku"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.fallback[1]", "not configured");
+        opus.setFallback(List.of("opus"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.fallback[0]", "cannot fall back to itself");
+    }
+
+    @Test
+    void clientRetryOverridesInheritTheSharedRetrySettings() {
+        this.properties.getRetry().setMaxRetries(2);
+        this.properties.getRetry().setJitter(Jitter.EQUAL);
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.getRetry().setDelay(Duration.ofSeconds(40));
+        client.getRetry().setMaxDelay(Duration.ofSeconds(60));
+        client.getRetry().setRespectRetryAfter(false);
+        assertThat(map().clients().get("a").retry()).isEqualTo(new RetrySettings(2, Duration.ofSeconds(40), 2.0,
+                Duration.ofSeconds(60), Jitter.EQUAL, false, Duration.ofSeconds(60)));
+    }
+
+    @Test
+    void retryValuesAreCheckedUnderTheSharedOrTheClientsPropertyName() {
+        this.properties.getRetry().setMaxRetryAfter(Duration.ofSeconds(-1));
+        assertInvalid(this::map, "llm.throttle.retry.max-retry-after", "must not be negative");
+        this.properties.getRetry().setMaxRetryAfter(Duration.ofSeconds(60));
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.getRetry().setMultiplier(Double.NaN);
+        assertInvalid(this::map, "llm.throttle.clients.a.retry.multiplier", "must be at least 1.0");
+        client.getRetry().setMultiplier(null);
+        client.getRetry().setDelay(Duration.ofMinutes(1));
+        assertInvalid(this::map, "llm.throttle.clients.a.retry.max-delay",
+                "is below llm.throttle.clients.a.retry.delay (PT1M)");
+    }
+
+    @Test
+    void queueSettingsAreMappedAndChecked() {
+        this.properties.getQueue().setCapacity(10);
+        this.properties.getQueue().setMaxWait(Duration.ZERO);
+        ThrottleSettings settings = map();
+        assertThat(settings.queueCapacity()).isEqualTo(10);
+        assertThat(settings.maxWait()).isZero();
+        this.properties.getQueue().setMaxWait(Duration.ofSeconds(-1));
+        assertInvalid(this::map, "llm.throttle.queue.max-wait", "must not be negative");
+    }
+
+    @Test
+    void tenantOverridesInheritTheDefaultTenantLimits() {
+        this.properties.getTenants().getDefault().setRequestsPerMinute(600L);
+        this.properties.getTenants().getDefault().setInputTokensPerMinute(200_000L);
+        TenantLimits acme = new TenantLimits();
+        acme.setInputTokensPerMinute(500_000L);
+        this.properties.getTenants().setOverrides(Map.of("acme", acme, "quiet", new TenantLimits()));
+        ThrottleSettings settings = map();
+        assertThat(settings.tenantLimits("acme"))
+            .isEqualTo(new io.github.llmthrottle.limit.TenantLimits(600L, 500_000L, null));
+        assertThat(settings.tenantLimits("quiet"))
+            .isEqualTo(new io.github.llmthrottle.limit.TenantLimits(600L, 200_000L, null));
+        assertThat(settings.tenantLimits("anyone")).isEqualTo(settings.defaultTenantLimits());
+        acme.setOutputTokensPerMinute(0L);
+        assertInvalid(this::map, "llm.throttle.tenants.overrides.acme.output-tokens-per-minute", "must be positive");
+    }
+
+    @Test
+    void tenantsAreNotLimitedWhenNothingIsSet() {
+        this.properties.getTenants().setOverrides(Map.of("acme", new TenantLimits()));
+        ThrottleSettings settings = map();
+        assertThat(settings.defaultTenantLimits()).isNull();
+        assertThat(settings.tenantLimits("acme")).isNull();
+    }
+
+    @Test
+    void circuitSettingsAreMappedAndChecked() {
+        this.properties.getCircuit().setEnabled(false);
+        this.properties.getCircuit().setFailureThreshold(3);
+        this.properties.getCircuit().setOpenWait(Duration.ofSeconds(5));
+        this.properties.getCircuit().setHalfOpenProbes(1);
+        assertThat(map().circuit()).isEqualTo(new CircuitSettings(false, 3, Duration.ofSeconds(5), 1));
+        this.properties.getCircuit().setHalfOpenProbes(0);
+        assertInvalid(this::map, "llm.throttle.circuit.half-open-probes", "must be at least 1");
+    }
+
+    @Test
+    void redisSettingsAreMappedAndChecked() {
+        LlmThrottleRedisProperties redis = new LlmThrottleRedisProperties();
+        assertThat(ThrottleSettingsMapper.map(redis)).isEqualTo(new RedisStoreSettings("llm-throttle",
+                RedisBucketStore.OnFailure.LOCAL, Duration.ofMillis(500), Duration.ofSeconds(2)));
+        redis.setOnFailure(LlmThrottleRedisProperties.OnFailure.REJECT);
+        redis.setRetryInterval(Duration.ZERO);
+        assertThat(ThrottleSettingsMapper.map(redis).onFailure()).isEqualTo(RedisBucketStore.OnFailure.REJECT);
+        redis.setTimeout(Duration.ZERO);
+        assertInvalid(() -> ThrottleSettingsMapper.map(redis), "llm.throttle.redis.timeout", "must be positive");
+        redis.setTimeout(Duration.ofSeconds(1));
+        redis.setRetryInterval(Duration.ofSeconds(-2));
+        assertInvalid(() -> ThrottleSettingsMapper.map(redis), "llm.throttle.redis.retry-interval",
+                "must not be negative");
+    }
+
+    private ThrottleSettings map() {
+        return ThrottleSettingsMapper.map(this.properties);
+    }
+
+    private Client addClient(String name, ProviderDialect dialect) {
+        Client client = new Client();
+        client.setProvider(dialect);
+        this.properties.getClients().put(name, client);
+        return client;
+    }
+
+    private ClientSettings client(String name, ProviderDialect dialect) {
+        addClient(name, dialect);
+        return map().clients().get(name);
+    }
+
+    private static void assertInvalid(ThrowingCallable mapping, String property, String reason) {
+        assertThatExceptionOfType(InvalidThrottleConfigurationException.class).isThrownBy(mapping)
+            .satisfies((ex) -> {
+                assertThat(ex.getSubject()).isEqualTo(property);
+                assertThat(ex.getReason()).contains(reason);
+                assertThat(ex.getAction()).isNotBlank();
+            });
+    }
+
+}
