@@ -40,6 +40,8 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     private static final int MAX_ERROR_BODY = 1024 * 1024;
 
+    private static final int MAX_EXACT_BODY = 64 * 1024 * 1024;
+
     private static final String EVENT_STREAM = "text/event-stream";
 
     private static final ThrottleContext.Scope NO_SCOPE = () -> {
@@ -228,8 +230,8 @@ final class ThrottledCall<R extends ProviderResponse> {
                 }
                 ended(Outcome.SUCCESS, status);
                 byte[] body;
-                try (response) {
-                    body = response.body().readAllBytes();
+                try (response; InputStream in = response.body()) {
+                    body = readBody(in, headers.contentLength());
                 }
                 Usage usage = ThrottledCall.this.client.usageReader.read(body);
                 if (usage != null) {
@@ -309,6 +311,31 @@ final class ThrottledCall<R extends ProviderResponse> {
             return permit;
         }
 
+    }
+
+    /**
+     * Reads a whole body, into an array of exactly its {@code Content-Length} when the provider
+     * sent one (as JSON responses have), instead of growing buffers and copying.
+     */
+    static byte[] readBody(InputStream in, long contentLength) throws IOException {
+        if (contentLength < 0 || contentLength > MAX_EXACT_BODY) {
+            return in.readAllBytes();
+        }
+        byte[] body = in.readNBytes((int) contentLength);
+        if (body.length < contentLength) {
+            return body;
+        }
+        int next = in.read();
+        if (next < 0) {
+            return body;
+        }
+        // more than announced (a decoded body, or a wrong header): keep all of it
+        byte[] rest = in.readAllBytes();
+        byte[] all = new byte[body.length + 1 + rest.length];
+        System.arraycopy(body, 0, all, 0, body.length);
+        all[body.length] = (byte) next;
+        System.arraycopy(rest, 0, all, body.length + 1, rest.length);
+        return all;
     }
 
     /** What an error event inside a 200 stream means for the attempt. */

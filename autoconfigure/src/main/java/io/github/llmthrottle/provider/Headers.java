@@ -50,6 +50,24 @@ public interface Headers {
     }
 
     /**
+     * The {@code Content-Length} header.
+     * @return the length in bytes, or {@code -1} when absent or not a number
+     */
+    default long contentLength() {
+        String value = first("Content-Length");
+        if (value == null) {
+            return -1;
+        }
+        try {
+            long length = Long.parseLong(value.strip());
+            return (length >= 0) ? length : -1;
+        }
+        catch (NumberFormatException ex) {
+            return -1;
+        }
+    }
+
+    /**
      * Headers backed by a copy of {@code headers}.
      * @param headers the headers by name
      * @return the headers

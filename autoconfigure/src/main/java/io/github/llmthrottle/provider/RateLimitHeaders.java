@@ -43,13 +43,25 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RateLimitHeaders {
 
-    private static final Pattern INTEGER = Pattern.compile("[-+]?\\d{1,18}");
-
     private static final Pattern EPOCH_SECONDS = Pattern.compile("\\d{1,12}(?:\\.\\d+)?");
 
     private static final String ANTHROPIC_PREFIX = "anthropic-ratelimit-";
 
     private static final String OPENAI_PREFIX = "x-ratelimit-";
+
+    // The names are built once, not per response.
+
+    private static final Names ANTHROPIC_REQUESTS = Names.anthropic("requests");
+
+    private static final Names ANTHROPIC_TOKENS = Names.anthropic("tokens");
+
+    private static final Names ANTHROPIC_INPUT = Names.anthropic("input-tokens");
+
+    private static final Names ANTHROPIC_OUTPUT = Names.anthropic("output-tokens");
+
+    private static final Names OPENAI_REQUESTS = Names.openAi("requests");
+
+    private static final Names OPENAI_TOKENS = Names.openAi("tokens");
 
     private RateLimitHeaders() {
     }
@@ -68,14 +80,14 @@ public final class RateLimitHeaders {
         Dimension tokens = Dimension.NONE;
         switch (dialect) {
             case ANTHROPIC -> {
-                requests = anthropic(headers, "requests");
-                tokens = anthropic(headers, "tokens");
-                input = anthropic(headers, "input-tokens");
-                output = anthropic(headers, "output-tokens");
+                requests = anthropic(headers, ANTHROPIC_REQUESTS);
+                tokens = anthropic(headers, ANTHROPIC_TOKENS);
+                input = anthropic(headers, ANTHROPIC_INPUT);
+                output = anthropic(headers, ANTHROPIC_OUTPUT);
             }
             case OPENAI -> {
-                requests = openAi(headers, "requests", receivedAt);
-                tokens = openAi(headers, "tokens", receivedAt);
+                requests = openAi(headers, OPENAI_REQUESTS, receivedAt);
+                tokens = openAi(headers, OPENAI_TOKENS, receivedAt);
             }
             case GENERIC -> {
             }
@@ -88,16 +100,14 @@ public final class RateLimitHeaders {
                 tokens.reset, receivedAt);
     }
 
-    private static Dimension anthropic(Headers headers, String name) {
-        String prefix = ANTHROPIC_PREFIX + name;
-        return dimension(headers.first(prefix + "-limit"), headers.first(prefix + "-remaining"),
-                rfc3339(headers.first(prefix + "-reset")));
+    private static Dimension anthropic(Headers headers, Names names) {
+        return dimension(headers.first(names.limit()), headers.first(names.remaining()),
+                rfc3339(headers.first(names.reset())));
     }
 
-    private static Dimension openAi(Headers headers, String name, Instant receivedAt) {
-        Duration reset = GoDuration.parse(headers.first(OPENAI_PREFIX + "reset-" + name), true);
-        return dimension(headers.first(OPENAI_PREFIX + "limit-" + name),
-                headers.first(OPENAI_PREFIX + "remaining-" + name), after(receivedAt, reset));
+    private static Dimension openAi(Headers headers, Names names, Instant receivedAt) {
+        Duration reset = GoDuration.parse(headers.first(names.reset()), true);
+        return dimension(headers.first(names.limit()), headers.first(names.remaining()), after(receivedAt, reset));
     }
 
     private static Dimension ietf(Headers headers, Instant receivedAt) {
@@ -160,12 +170,28 @@ public final class RateLimitHeaders {
         return value != null && value == -1L;
     }
 
+    /** Whether {@code text} is an optional sign and 1 to 18 digits (always a valid long). */
+    private static boolean isInteger(String text) {
+        int start = (!text.isEmpty() && (text.charAt(0) == '-' || text.charAt(0) == '+')) ? 1 : 0;
+        int digits = text.length() - start;
+        if (digits < 1 || digits > 18) {
+            return false;
+        }
+        for (int i = start; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static @Nullable Long count(@Nullable String value) {
         if (value == null) {
             return null;
         }
         String text = value.strip();
-        if (INTEGER.matcher(text).matches()) {
+        if (isInteger(text)) {
             return Long.parseLong(text);
         }
         // Tolerate "96000.0" and the like; anything else is not a count.
@@ -259,6 +285,21 @@ public final class RateLimitHeaders {
 
         boolean isEmpty() {
             return this.limit == null && this.remaining == null && this.reset == null;
+        }
+
+    }
+
+    /** The three header names of one dimension. */
+    private record Names(String limit, String remaining, String reset) {
+
+        static Names anthropic(String dimension) {
+            String prefix = ANTHROPIC_PREFIX + dimension;
+            return new Names(prefix + "-limit", prefix + "-remaining", prefix + "-reset");
+        }
+
+        static Names openAi(String dimension) {
+            return new Names(OPENAI_PREFIX + "limit-" + dimension, OPENAI_PREFIX + "remaining-" + dimension,
+                    OPENAI_PREFIX + "reset-" + dimension);
         }
 
     }

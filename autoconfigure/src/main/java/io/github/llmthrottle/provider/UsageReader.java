@@ -2,15 +2,18 @@ package io.github.llmthrottle.provider;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reads the {@code usage} of a response body or of one streamed event, in either dialect:
  * Anthropic {@code usage.input_tokens + cache_creation_input_tokens} and {@code output_tokens}
  * (also inside {@code message_start.message.usage} and the cumulative {@code message_delta.usage}),
- * OpenAI {@code usage.prompt_tokens} and {@code completion_tokens}. Anything else gives
- * {@code null}, never an exception.
+ * OpenAI {@code usage.prompt_tokens} and {@code completion_tokens}. A top-level {@code usage}
+ * object wins over one inside {@code message}. Anything else gives {@code null}, never an
+ * exception. Reads in one streaming pass, skipping everything but the usage: no tree is built
+ * for the (often large) rest of the response.
  */
 public final class UsageReader {
 
@@ -41,36 +44,108 @@ public final class UsageReader {
      * @return the usage, or {@code null} when there is none
      */
     public @Nullable Usage read(byte[] data, int offset, int length) {
-        try {
-            JsonNode root = this.mapper.readTree(data, offset, length);
-            return (root != null) ? read(root) : null;
+        try (JsonParser parser = this.mapper.createParser(data, offset, length)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            Usage top = null;
+            Usage inMessage = null;
+            while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if ("usage".equals(field) && value == JsonToken.START_OBJECT) {
+                    top = usage(parser);
+                }
+                else if ("message".equals(field) && value == JsonToken.START_OBJECT) {
+                    inMessage = usageInside(parser);
+                }
+                else {
+                    parser.skipChildren();
+                }
+            }
+            return (top != null) ? top : inMessage;
         }
         catch (JacksonException ex) {
             return null;
         }
     }
 
-    /**
-     * Reads the usage of a parsed document.
-     * @param root the document
-     * @return the usage, or {@code null} when there is none
-     */
-    public @Nullable Usage read(JsonNode root) {
-        JsonNode usage = root.path("usage");
-        if (!usage.isObject()) {
-            usage = root.path("message").path("usage");
+    /** The usage of the object the parser is at the start of, which it reads to its end. */
+    private static @Nullable Usage usageInside(JsonParser parser) {
+        Usage usage = null;
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String field = parser.currentName();
+            JsonToken value = parser.nextToken();
+            if ("usage".equals(field) && value == JsonToken.START_OBJECT) {
+                usage = usage(parser);
+            }
+            else {
+                parser.skipChildren();
+            }
         }
-        if (!usage.isObject()) {
-            return null;
+        return usage;
+    }
+
+    /** Reads a {@code usage} object the parser is at the start of, to its end. */
+    private static @Nullable Usage usage(JsonParser parser) {
+        long prompt = 0;
+        long completion = 0;
+        long input = 0;
+        long cacheCreation = 0;
+        long output = 0;
+        boolean openAi = false;
+        boolean anthropic = false;
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String field = parser.currentName();
+            JsonToken value = parser.nextToken();
+            switch (field) {
+                case "prompt_tokens" -> {
+                    prompt = count(parser, value);
+                    openAi = true;
+                }
+                case "completion_tokens" -> {
+                    completion = count(parser, value);
+                    openAi = true;
+                }
+                case "input_tokens" -> {
+                    input = count(parser, value);
+                    anthropic = true;
+                }
+                case "output_tokens" -> {
+                    output = count(parser, value);
+                    anthropic = true;
+                }
+                case "cache_creation_input_tokens" -> cacheCreation = count(parser, value);
+                default -> parser.skipChildren();
+            }
         }
-        if (usage.has("prompt_tokens") || usage.has("completion_tokens")) {
-            return new Usage(usage.path("prompt_tokens").asLong(0), usage.path("completion_tokens").asLong(0));
+        if (openAi) {
+            return new Usage(prompt, completion);
         }
-        if (usage.has("input_tokens") || usage.has("output_tokens")) {
-            long input = usage.path("input_tokens").asLong(0) + usage.path("cache_creation_input_tokens").asLong(0);
-            return new Usage(input, usage.path("output_tokens").asLong(0));
+        if (anthropic) {
+            return new Usage(input + cacheCreation, output);
         }
         return null;
+    }
+
+    /** A token count as Jackson's {@code asLong(0)} reads it: numbers, numeric text, else 0. */
+    private static long count(JsonParser parser, JsonToken value) {
+        switch (value) {
+            case VALUE_NUMBER_INT:
+                return parser.getLongValue();
+            case VALUE_NUMBER_FLOAT:
+                return (long) parser.getDoubleValue();
+            case VALUE_STRING:
+                try {
+                    return Long.parseLong(parser.getString().strip());
+                }
+                catch (NumberFormatException ex) {
+                    return 0;
+                }
+            default:
+                parser.skipChildren();
+                return 0;
+        }
     }
 
 }
