@@ -13,10 +13,10 @@ import io.github.llmthrottle.client.ThrottlingInterceptor;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
-import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.TimeSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -32,6 +32,7 @@ import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Fallback;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.web.client.RestClient;
@@ -65,17 +66,27 @@ public final class LlmThrottleAutoConfiguration {
         return Sleeper.SYSTEM;
     }
 
+    // A TimeSource is a Sleeper too: @Fallback keeps it from competing with a Sleeper bean of
+    // the application where a Sleeper is injected.
     @Bean
+    @Fallback
     @ConditionalOnMissingBean
-    BucketStore llmThrottleBucketStore() {
-        return new LocalBucketStore(Clock.systemUTC());
+    TimeSource llmThrottleTimeSource() {
+        return TimeSource.system();
     }
 
     @Bean
     @ConditionalOnMissingBean
-    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings, BucketStore bucketStore) {
+    BucketStore llmThrottleBucketStore(TimeSource timeSource) {
+        return new LocalBucketStore(timeSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings, BucketStore bucketStore,
+            TimeSource timeSource) {
         return new LimiterRegistry(settings.clientLimits(), settings.queueCapacity(), settings.maxWait(),
-                settings::tenantLimits, bucketStore, Clock.systemUTC(), WaitStrategy.CONDITION);
+                settings::tenantLimits, bucketStore, timeSource);
     }
 
     @Bean

@@ -1,10 +1,9 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.time.Clock;
-
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -47,12 +46,11 @@ public final class LlmThrottleRedisAutoConfiguration {
         @ConditionalOnMissingBean(BucketStore.class)
         @ConditionalOnBean(LettuceConnectionFactory.class)
         RedisBucketStore llmThrottleBucketStore(LlmThrottleProperties properties,
-                LettuceConnectionFactory connectionFactory) {
+                LettuceConnectionFactory connectionFactory, TimeSource timeSource) {
             LlmThrottleProperties.Redis redis = properties.getRedis();
             return new RedisBucketStore(connectionFactory.getNativeClient(), redis.getKeyPrefix(),
                     RedisBucketStore.OnFailure.valueOf(redis.getOnFailure().name()),
-                    RedisStoreRequirements.timeout(redis), RedisStoreRequirements.retryInterval(redis),
-                    Clock.systemUTC());
+                    RedisStoreRequirements.timeout(redis), RedisStoreRequirements.retryInterval(redis), timeSource);
         }
 
     }

@@ -1,6 +1,5 @@
 package io.github.llmthrottle.limit;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,6 +25,8 @@ import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.time.Nanos;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,9 +85,11 @@ import org.jspecify.annotations.Nullable;
  * a {@code SUCCESS} release grows it, {@code IGNORED} leaves it. Calls waiting for a slot wait in
  * the queue.
  *
- * <p>Waiting happens only in the injected {@link WaitStrategy}; time comes from the injected
- * {@link Clock}. Thread-safe; calls never wait while holding anything but this limiter's
- * {@link ReentrantLock} (released while waiting).
+ * <p>Waiting happens only in the injected {@link TimeSource}'s
+ * {@link TimeSource#await(Condition, long) await}, and waits and deadlines run on its monotonic
+ * {@link TimeSource#nanoTime() nanoTime()}; instants (the end of a pause, the time a response was
+ * observed) are converted at the edge. Thread-safe; calls never wait while holding anything but
+ * this limiter's {@link ReentrantLock} (released while waiting).
  */
 public final class ModelLimiter implements Admission {
 
@@ -113,9 +116,7 @@ public final class ModelLimiter implements Admission {
 
     private final BucketStore store;
 
-    private final Clock clock;
-
-    private final WaitStrategy waitStrategy;
+    private final TimeSource timeSource;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -161,12 +162,11 @@ public final class ModelLimiter implements Admission {
      * @param defaultMaxWait longest wait of a request that does not say
      * @param tenantLimits the limits of a tenant, {@code null} for none
      * @param store where the buckets live
-     * @param clock time source of the queue (the store's buckets should use the same)
-     * @param waitStrategy how waiting calls wait ({@link WaitStrategy#CONDITION} outside tests)
+     * @param timeSource time of the queue and how waiting calls wait (the store's buckets should
+     * use the same)
      */
     public ModelLimiter(String client, String model, ModelLimits limits, int queueCapacity, Duration defaultMaxWait,
-            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, Clock clock,
-            WaitStrategy waitStrategy) {
+            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
         if (queueCapacity < 0) {
             throw new IllegalArgumentException("queueCapacity must not be negative, was " + queueCapacity);
         }
@@ -180,8 +180,7 @@ public final class ModelLimiter implements Admission {
         this.defaultMaxWait = defaultMaxWait;
         this.tenantLimits = tenantLimits;
         this.store = store;
-        this.clock = clock;
-        this.waitStrategy = waitStrategy;
+        this.timeSource = timeSource;
         this.buckets = new BucketSet(store, client + ":" + model);
         applyLimits();
         this.concurrency = concurrencyLimit(limits.maxConcurrency(), null);
@@ -220,10 +219,10 @@ public final class ModelLimiter implements Admission {
             Duration maxWait = (request.maxWait() != null) ? request.maxWait() : this.defaultMaxWait;
             BucketSet tenant = tenantBuckets(request.tenant());
             rejectOversize(request, tenant);
-            long deadline = saturatedAdd(now, nanos(maxWait));
+            long deadline = Nanos.saturatedAdd(now, Nanos.of(maxWait));
             if (this.pausedUntil > deadline) {
                 throw new AdmissionTimeoutException(this.client, this.model, maxWait,
-                        Duration.ofNanos(this.pausedUntil - now));
+                        Duration.ofNanos(Nanos.saturatedSubtract(this.pausedUntil, now)));
             }
             Waiter waiter = new Waiter(request, tenant, maxWait, now, deadline);
             this.queue.add(waiter);
@@ -255,7 +254,7 @@ public final class ModelLimiter implements Admission {
                     throw timeout(waiter, now);
                 }
                 long until = (waiter == this.timerOwner) ? Math.min(waiter.deadline, this.nextWake) : waiter.deadline;
-                this.waitStrategy.await(waiter.condition, Math.max(until - now, 1));
+                this.timeSource.await(waiter.condition, Math.max(Nanos.saturatedSubtract(until, now), 1));
                 dispatch(now());
             }
         }
@@ -360,14 +359,14 @@ public final class ModelLimiter implements Admission {
                 long modelWait = this.buckets.nanosToWait(request.inputTokens(), request.outputTokens());
                 if (modelWait > 0) {
                     waiter.blockedBy = Blocker.MODEL;
-                    wake = Math.min(wake, saturatedAdd(now, modelWait));
+                    wake = Math.min(wake, Nanos.saturatedAdd(now, modelWait));
                     break;
                 }
                 if (waiter.tenant != null && request.tenant() != null) {
                     long tenantWait = waiter.tenant.nanosToWait(request.inputTokens(), request.outputTokens());
                     if (tenantWait > 0) {
                         waiter.blockedBy = Blocker.TENANT;
-                        wake = Math.min(wake, saturatedAdd(now, tenantWait));
+                        wake = Math.min(wake, Nanos.saturatedAdd(now, tenantWait));
                         if (blockedTenants == null) {
                             blockedTenants = new HashSet<>();
                         }
@@ -391,7 +390,7 @@ public final class ModelLimiter implements Admission {
                 if (charges == null) {
                     // A shared store changed between estimate and consumption: try again shortly.
                     waiter.blockedBy = Blocker.MODEL;
-                    wake = Math.min(wake, saturatedAdd(now, RACE_RETRY_NANOS));
+                    wake = Math.min(wake, Nanos.saturatedAdd(now, RACE_RETRY_NANOS));
                     break;
                 }
                 iterator.remove();
@@ -401,7 +400,7 @@ public final class ModelLimiter implements Admission {
                         this.inFlight);
                 waiter.condition.signal();
                 if (this.rampingUp) {
-                    this.notBefore = saturatedAdd(now, staggerNanos());
+                    this.notBefore = Nanos.saturatedAdd(now, staggerNanos());
                 }
             }
         }
@@ -485,12 +484,13 @@ public final class ModelLimiter implements Admission {
                 serverLimit(Dimension.TOKENS, snapshot.tokensLimit());
             }
             applyLimits();
-            long observedAt = nanos(snapshot.observedAt());
-            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), observedAt, now, rejected);
-            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), observedAt, now, rejected);
-            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), observedAt, now, rejected);
+            // The time since the provider answered, on the wall clock its date was read from.
+            long elapsed = Math.max(0, Nanos.between(snapshot.observedAt(), this.timeSource.instant()));
+            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), elapsed, rejected);
+            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), elapsed, rejected);
+            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), elapsed, rejected);
             if (combinedOnly) {
-                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), observedAt, now, rejected);
+                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), elapsed, rejected);
             }
             dispatch(now);
         }
@@ -505,17 +505,15 @@ public final class ModelLimiter implements Admission {
         }
     }
 
-    private void pullDown(Dimension dimension, @Nullable Long remaining, long observedAt, long now,
-            boolean rejected) {
+    private void pullDown(Dimension dimension, @Nullable Long remaining, long elapsed, boolean rejected) {
         TokenBucket bucket = this.buckets.get(dimension);
         if (bucket == null || remaining == null) {
             return;
         }
         boolean exhausted = rejected && remaining <= 0;
         long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
-        long elapsed = Math.max(0, now - observedAt);
         long refilled = (long) Math.min((double) bucket.capacity(), (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        long target = saturatedAdd(saturatedAdd(Math.max(remaining, 0), slack), refilled);
+        long target = Nanos.saturatedAdd(Nanos.saturatedAdd(Math.max(remaining, 0), slack), refilled);
         long available = bucket.availableTokens();
         if (available > target) {
             bucket.forceConsume(available - target);
@@ -527,7 +525,14 @@ public final class ModelLimiter implements Admission {
      * @param serverWait how long the server asked to wait
      */
     public void pause(Duration serverWait) {
-        pauseUntil(this.clock.instant().plus(serverWait));
+        this.lock.lock();
+        try {
+            long now = now();
+            extendPause(Nanos.saturatedAdd(now, Nanos.of(serverWait)), now);
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 
     /**
@@ -538,17 +543,21 @@ public final class ModelLimiter implements Admission {
     public void pauseUntil(Instant until) {
         this.lock.lock();
         try {
-            long untilNanos = nanos(until);
-            if (untilNanos > this.pausedUntil) {
-                this.pausedUntil = untilNanos;
-                this.rampingUp = true;
-                this.notBefore = Long.MIN_VALUE;
-            }
-            dispatch(now());
+            long now = now();
+            extendPause(Nanos.saturatedAdd(now, Nanos.between(this.timeSource.instant(), until)), now);
         }
         finally {
             this.lock.unlock();
         }
+    }
+
+    private void extendPause(long until, long now) {
+        if (until > this.pausedUntil) {
+            this.pausedUntil = until;
+            this.rampingUp = true;
+            this.notBefore = Long.MIN_VALUE;
+        }
+        dispatch(now);
     }
 
     /**
@@ -600,7 +609,8 @@ public final class ModelLimiter implements Admission {
                     this.limits.maxConcurrency());
             LimiterState.Available available = new LimiterState.Available(available(Dimension.REQUESTS),
                     available(Dimension.INPUT_TOKENS), available(Dimension.OUTPUT_TOKENS), available(Dimension.TOKENS));
-            Instant paused = (now < this.pausedUntil) ? instant(this.pausedUntil) : null;
+            Instant paused = (now < this.pausedUntil)
+                    ? this.timeSource.instant().plusNanos(Nanos.saturatedSubtract(this.pausedUntil, now)) : null;
             LimiterState.Queued queued = new LimiterState.Queued(this.queuedByPriority[Priority.REALTIME.ordinal()],
                     this.queuedByPriority[Priority.NORMAL.ordinal()], this.queuedByPriority[Priority.BATCH.ordinal()]);
             return new LimiterState(this.client, this.model, this.limits, effective, effectiveLimit(Dimension.TOKENS),
@@ -642,7 +652,7 @@ public final class ModelLimiter implements Admission {
         if (this.rampingUp && this.notBefore > now) {
             wait = Math.max(wait, this.notBefore - now);
         }
-        long rank = saturatedAdd(now, priorityOffset(request.priority()));
+        long rank = Nanos.saturatedAdd(now, priorityOffset(request.priority()));
         Map<Dimension, Long> modelAhead = new EnumMap<>(Dimension.class);
         Map<Dimension, Long> tenantAhead = new EnumMap<>(Dimension.class);
         if (countQueue) {
@@ -659,10 +669,10 @@ public final class ModelLimiter implements Admission {
         for (Dimension dimension : Dimension.values()) {
             long cost = dimension.cost(request.inputTokens(), request.outputTokens());
             wait = Math.max(wait, refillNanos(this.buckets.get(dimension),
-                    saturatedAdd(cost, modelAhead.getOrDefault(dimension, 0L))));
+                    Nanos.saturatedAdd(cost, modelAhead.getOrDefault(dimension, 0L))));
             if (tenant != null) {
                 wait = Math.max(wait,
-                        refillNanos(tenant.get(dimension), saturatedAdd(cost, tenantAhead.getOrDefault(dimension, 0L))));
+                        refillNanos(tenant.get(dimension), Nanos.saturatedAdd(cost, tenantAhead.getOrDefault(dimension, 0L))));
             }
         }
         return wait;
@@ -685,7 +695,7 @@ public final class ModelLimiter implements Admission {
         long wait = bucket.nanosToWaitFor(Math.min(needed, capacity));
         if (needed > capacity) {
             double beyond = Math.ceil((double) (needed - capacity) * MINUTE_NANOS / capacity);
-            wait = (beyond >= Long.MAX_VALUE) ? Long.MAX_VALUE - 1 : saturatedAdd(wait, (long) beyond);
+            wait = (beyond >= Long.MAX_VALUE) ? Long.MAX_VALUE - 1 : Nanos.saturatedAdd(wait, (long) beyond);
         }
         return Math.min(wait, Long.MAX_VALUE - 1);
     }
@@ -747,37 +757,7 @@ public final class ModelLimiter implements Admission {
     }
 
     private long now() {
-        return nanos(this.clock.instant());
-    }
-
-    private static long nanos(Instant instant) {
-        try {
-            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
-        }
-        catch (ArithmeticException ex) {
-            return (instant.getEpochSecond() < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
-
-    private static long nanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        }
-        catch (ArithmeticException ex) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    private static Instant instant(long nanos) {
-        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        if (((a ^ sum) & (b ^ sum)) < 0) {
-            return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return sum;
+        return this.timeSource.nanoTime();
     }
 
     @Override
@@ -820,7 +800,7 @@ public final class ModelLimiter implements Admission {
             this.tenant = tenant;
             this.maxWait = maxWait;
             this.sequence = ModelLimiter.this.sequence++;
-            this.rank = saturatedAdd(arrival, priorityOffset(request.priority()));
+            this.rank = Nanos.saturatedAdd(arrival, priorityOffset(request.priority()));
             this.deadline = deadline;
             this.condition = ModelLimiter.this.lock.newCondition();
         }

@@ -1,8 +1,6 @@
 package io.github.llmthrottle.limit;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +32,8 @@ import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.llmthrottle.time.Nanos;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -86,7 +86,7 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
     private final Duration retryInterval;
 
-    private final Clock clock;
+    private final TimeSource timeSource;
 
     private final LocalBucketStore local;
 
@@ -114,10 +114,11 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
      * @param onFailure what to do without Redis ({@code llm.throttle.redis.on-failure})
      * @param timeout longest wait for one Redis command, and for the connection
      * @param retryInterval how long to do without Redis after a failure before trying it again
-     * @param clock time source of the buckets (and of the back-off)
+     * @param timeSource time of the buckets (its wall clock) and of the back-off (its monotonic
+     * clock)
      */
     public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
-            Duration retryInterval, Clock clock) {
+            Duration retryInterval, TimeSource timeSource) {
         if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
             throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
         }
@@ -132,8 +133,8 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         this.onFailure = onFailure;
         this.timeout = timeout;
         this.retryInterval = retryInterval;
-        this.clock = clock;
-        this.local = new LocalBucketStore(clock);
+        this.timeSource = timeSource;
+        this.local = new LocalBucketStore(timeSource);
         this.connector = Executors.newSingleThreadExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "llm-throttle-redis-connect");
             thread.setDaemon(true);
@@ -210,7 +211,7 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
             opened = redisConnection;
             builder = Bucket4jLettuce.casBasedBuilder(redisConnection);
         }
-        ProxyManager<String> proxyManager = builder.clientClock(new LocalBucketStore.ClockTimeMeter(this.clock))
+        ProxyManager<String> proxyManager = builder.clientClock(new LocalBucketStore.ClockTimeMeter(this.timeSource.clock()))
             .requestTimeout(this.timeout)
             .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_REFILL))
             .build();
@@ -272,7 +273,7 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     }
 
     private void down(@Nullable Throwable cause) {
-        this.downUntil = saturatedAdd(now(), this.retryInterval.toNanos());
+        this.downUntil = Nanos.saturatedAdd(now(), this.retryInterval.toNanos());
         if (this.outage.compareAndSet(false, true)) {
             String then = (this.onFailure == OnFailure.LOCAL) ? "serving calls from local buckets"
                     : "rejecting calls";
@@ -292,23 +293,18 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     }
 
     private @Nullable Duration untilRetry() {
-        long wait = this.downUntil - now();
+        long wait = Nanos.saturatedSubtract(this.downUntil, now());
         return (wait > 0) ? Duration.ofNanos(wait) : null;
     }
 
     private long nextVersion() {
-        long millis = this.clock.millis();
+        // Wall-clock millis: every instance orders the configurations it sets by the same time.
+        long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
     }
 
     private long now() {
-        Instant now = this.clock.instant();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return (((a ^ sum) & (b ^ sum)) < 0) ? Long.MAX_VALUE : sum;
+        return this.timeSource.nanoTime();
     }
 
     @Override

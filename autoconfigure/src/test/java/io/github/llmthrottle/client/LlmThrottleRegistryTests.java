@@ -9,11 +9,11 @@ import java.util.Map;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
 import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,7 +64,7 @@ class LlmThrottleRegistryTests {
         ThrottleSettings settings = new ThrottleSettings(clients, 10, Duration.ofSeconds(1), null, Map.of());
         Clock clock = Clock.systemUTC();
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(1),
-                (tenant) -> null, new LocalBucketStore(clock), clock, WaitStrategy.CONDITION);
+                (tenant) -> null, new LocalBucketStore(TimeSource.system()), TimeSource.system());
         return LlmThrottleRegistry.create(settings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE, clock,
                 Sleeper.SYSTEM, new CompositeThrottleObserver(java.util.List.of()));
     }
