@@ -39,6 +39,7 @@ import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.CircuitSettings;
 import io.github.llmthrottle.routing.ModelCircuit;
+import io.github.llmthrottle.time.ClockTimeSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -125,7 +126,8 @@ public final class ThrottledClient {
     public ThrottledModel model(String model) {
         return this.models.computeIfAbsent(model,
                 (name) -> new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                        new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.clock)));
+                        new ModelCircuit(this.settings.name(), name, this.circuitSettings,
+                                ClockTimeSource.of(this.clock))));
     }
 
     /**
