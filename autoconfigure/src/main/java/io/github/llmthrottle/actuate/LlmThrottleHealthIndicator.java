@@ -1,6 +1,5 @@
 package io.github.llmthrottle.actuate;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -12,6 +11,7 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.routing.CircuitState;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.Health;
@@ -33,7 +33,7 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
 
     private final Duration window;
 
-    private final Clock clock;
+    private final TimeSource timeSource;
 
     /**
      * Creates the health indicator.
@@ -41,21 +41,21 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
      * @param signals the provider's recent answers
      * @param circuits where circuit states come from
      * @param window how long a 429 or 529 keeps a model reported as throttled or overloaded
-     * @param clock the clock
+     * @param timeSource the time source whose wall clock tells how recent a signal is
      */
     public LlmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,
-            CircuitStateSource circuits, Duration window, Clock clock) {
+            CircuitStateSource circuits, Duration window, TimeSource timeSource) {
         this.registry = registry;
         this.signals = signals;
         this.circuits = circuits;
         this.window = window;
-        this.clock = clock;
+        this.timeSource = timeSource;
     }
 
     @Override
     public Health health() {
         Health.Builder health = Health.up();
-        Instant now = this.clock.instant();
+        Instant now = this.timeSource.instant();
         for (ThrottledClient client : this.registry.getClients().values()) {
             Map<String, Object> models = new LinkedHashMap<>();
             new TreeMap<>(client.getModels())

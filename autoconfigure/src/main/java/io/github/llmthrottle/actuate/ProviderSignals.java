@@ -1,6 +1,5 @@
 package io.github.llmthrottle.actuate;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -8,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.retry.Classification;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,16 +17,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ProviderSignals implements ThrottleObserver {
 
-    private final Clock clock;
+    private final TimeSource timeSource;
 
     private final Map<String, Map<String, Signals>> signals = new ConcurrentHashMap<>();
 
     /**
      * Creates an empty record of signals.
-     * @param clock the clock that dates the signals
+     * @param timeSource the time source whose wall clock dates the signals
      */
-    public ProviderSignals(Clock clock) {
-        this.clock = clock;
+    public ProviderSignals(TimeSource timeSource) {
+        this.timeSource = timeSource;
     }
 
     @Override
@@ -34,7 +34,7 @@ public final class ProviderSignals implements ThrottleObserver {
             Duration duration) {
         Signals signals = this.signals.computeIfAbsent(client, (name) -> new ConcurrentHashMap<>())
             .computeIfAbsent(model, (name) -> new Signals());
-        Instant now = this.clock.instant();
+        Instant now = this.timeSource.instant();
         if (outcome == Classification.Outcome.RATE_LIMITED) {
             signals.last429 = now;
         }

@@ -1,7 +1,5 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.time.Clock;
-
 import io.github.llmthrottle.annotation.ThrottledAnnotationBeanPostProcessor;
 import io.github.llmthrottle.client.CompositeThrottleObserver;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -13,7 +11,6 @@ import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
-import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.time.TimeSource;
@@ -67,15 +64,16 @@ public final class LlmThrottleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    BucketStore llmThrottleBucketStore() {
-        return new LocalBucketStore(Clock.systemUTC());
+    BucketStore llmThrottleBucketStore(TimeSource timeSource) {
+        return new LocalBucketStore(timeSource);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings, BucketStore bucketStore) {
+    LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings, BucketStore bucketStore,
+            TimeSource timeSource) {
         return new LimiterRegistry(settings.clientLimits(), settings.queueCapacity(), settings.maxWait(),
-                settings::tenantLimits, bucketStore, Clock.systemUTC(), WaitStrategy.CONDITION);
+                settings::tenantLimits, bucketStore, timeSource);
     }
 
     @Bean

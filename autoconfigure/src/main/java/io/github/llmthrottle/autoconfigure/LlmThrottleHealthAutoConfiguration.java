@@ -1,11 +1,10 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.time.Clock;
-
 import io.github.llmthrottle.actuate.CircuitStateSource;
 import io.github.llmthrottle.actuate.LlmThrottleHealthIndicator;
 import io.github.llmthrottle.actuate.ProviderSignals;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.time.TimeSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,17 +29,17 @@ public final class LlmThrottleHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ProviderSignals llmThrottleProviderSignals() {
-        return new ProviderSignals(Clock.systemUTC());
+    ProviderSignals llmThrottleProviderSignals(TimeSource timeSource) {
+        return new ProviderSignals(timeSource);
     }
 
     @Bean
     @ConditionalOnMissingBean(name = "llmThrottleHealthIndicator")
     LlmThrottleHealthIndicator llmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,
-            ObjectProvider<CircuitStateSource> circuits, LlmThrottleHealthProperties properties) {
+            ObjectProvider<CircuitStateSource> circuits, LlmThrottleHealthProperties properties,
+            TimeSource timeSource) {
         return new LlmThrottleHealthIndicator(registry, signals,
-                circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT), properties.getSignalWindow(),
-                Clock.systemUTC());
+                circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT), properties.getSignalWindow(), timeSource);
     }
 
 }

@@ -1,10 +1,9 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.time.Clock;
-
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -47,10 +46,10 @@ public final class LlmThrottleRedisAutoConfiguration {
         @ConditionalOnMissingBean(BucketStore.class)
         @ConditionalOnBean(LettuceConnectionFactory.class)
         RedisBucketStore llmThrottleBucketStore(LlmThrottleRedisProperties properties,
-                LettuceConnectionFactory connectionFactory) {
+                LettuceConnectionFactory connectionFactory, TimeSource timeSource) {
             RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
             return new RedisBucketStore(connectionFactory.getNativeClient(), redis.keyPrefix(), redis.onFailure(),
-                    redis.timeout(), redis.retryInterval(), Clock.systemUTC());
+                    redis.timeout(), redis.retryInterval(), timeSource);
         }
 
     }

@@ -96,7 +96,7 @@ public final class ThrottledClient {
     public ThrottledModel model(String model) {
         return this.models.computeIfAbsent(model,
                 (name) -> new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                        new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time.clock())));
+                        new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time)));
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.github.llmthrottle.limit;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -9,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,9 +28,7 @@ public final class LimiterRegistry {
 
     private final BucketStore store;
 
-    private final Clock clock;
-
-    private final WaitStrategy waitStrategy;
+    private final TimeSource timeSource;
 
     private final Map<String, ConcurrentMap<String, ModelLimiter>> limiters = new LinkedHashMap<>();
 
@@ -41,19 +39,16 @@ public final class LimiterRegistry {
      * @param maxWait default longest wait for admission ({@code llm.throttle.queue.max-wait})
      * @param tenantLimits the limits of a tenant, {@code null} for none ({@code llm.throttle.tenants})
      * @param store where the buckets live
-     * @param clock time source
-     * @param waitStrategy how waiting calls wait ({@link WaitStrategy#CONDITION} outside tests)
+     * @param timeSource time of the limiters, and how their waiting calls wait
      */
     public LimiterRegistry(Map<String, ClientLimits> clients, int queueCapacity, Duration maxWait,
-            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, Clock clock,
-            WaitStrategy waitStrategy) {
+            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
         this.clients = Map.copyOf(clients);
         this.queueCapacity = queueCapacity;
         this.maxWait = maxWait;
         this.tenantLimits = tenantLimits;
         this.store = store;
-        this.clock = clock;
-        this.waitStrategy = waitStrategy;
+        this.timeSource = timeSource;
         clients.forEach((client, limits) -> {
             ConcurrentMap<String, ModelLimiter> models = new ConcurrentHashMap<>();
             limits.models().forEach((model, modelLimits) -> models.put(model, create(client, model, modelLimits)));
@@ -116,7 +111,7 @@ public final class LimiterRegistry {
 
     private ModelLimiter create(String client, String model, ModelLimits limits) {
         return new ModelLimiter(client, model, limits, this.queueCapacity, this.maxWait, this.tenantLimits,
-                this.store, this.clock, this.waitStrategy);
+                this.store, this.timeSource);
     }
 
 }

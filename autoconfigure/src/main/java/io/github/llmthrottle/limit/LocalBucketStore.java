@@ -7,10 +7,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.TimeMeter;
+import io.github.llmthrottle.time.TimeSource;
 
 /**
  * Buckets kept in this JVM ({@code llm.throttle.store=memory}), Bucket4j local buckets whose time
- * comes from the injected {@link Clock}, so tests drive refill with a fake clock.
+ * comes from the wall clock of the injected {@link TimeSource}, so tests drive refill with a fake
+ * clock.
  */
 public final class LocalBucketStore implements BucketStore {
 
@@ -19,11 +21,11 @@ public final class LocalBucketStore implements BucketStore {
     private final TimeMeter timeMeter;
 
     /**
-     * Creates a store whose buckets refill by {@code clock}.
-     * @param clock the time source
+     * Creates a store whose buckets refill by the wall clock of {@code timeSource}.
+     * @param timeSource the time source
      */
-    public LocalBucketStore(Clock clock) {
-        this.timeMeter = new ClockTimeMeter(clock);
+    public LocalBucketStore(TimeSource timeSource) {
+        this.timeMeter = new ClockTimeMeter(timeSource.clock());
     }
 
     @Override

@@ -1,156 +1,97 @@
 package io.github.llmthrottle.limit;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
-import com.netflix.concurrency.limits.limit.AIMDLimit;
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
-import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
-import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
+import io.github.llmthrottle.limit.AdmissionQueue.Blocker;
+import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.time.Nanos;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Admission control of one client and model: its buckets (requests, input tokens, output tokens,
  * and a combined token bucket when the provider only reports that), its tenants' buckets, the
  * adaptive concurrency limit, the pause after a 429, and the bounded priority queue in front of
- * them all.
+ * them all. This class admits calls and holds the one {@link ReentrantLock} of the model; the
+ * parts it is made of are plain objects that only it touches, with that lock held:
+ * <ul>
+ * <li>{@link AdmissionQueue}: the calls waiting, in priority order with aging, bounded;</li>
+ * <li>{@link AdmissionGate}: whether the next of them can go now, and its admission;</li>
+ * <li>{@link TenantBuckets}: the buckets of each tenant, on top of the model's;</li>
+ * <li>{@link Reservation}: what an admitted attempt took from the buckets, settled later, and
+ * {@link LimiterPermit}, the permit that holds it;</li>
+ * <li>{@link ProviderCalibration}: the limits in force, lowered and the buckets pulled down by
+ * the provider's rate-limit headers;</li>
+ * <li>{@link ModelPause}: the model-wide pause after a 429, and the spread-out release after
+ * it;</li>
+ * <li>{@link AdaptiveConcurrency}: the calls in flight and their AIMD limit;</li>
+ * <li>{@link WaitEstimate}: how long a call would wait, for routing and for the retry-after of a
+ * timeout.</li>
+ * </ul>
  *
- * <h2>Queue</h2> Calls wait in one queue per client and model, bounded by {@code queueCapacity}
- * over all priorities (a call that cannot be admitted at once and finds the queue full fails with
- * {@link QueueFullException}). The queue is ordered by <em>virtual arrival time</em>: the arrival
- * time plus {@link #PRIORITY_STEP} for {@code NORMAL} and twice that for {@code BATCH}, then by
- * arrival. So priorities are strict among calls that arrived within one step of each other, FIFO
- * holds within a priority, and waiting ages a call: a {@code BATCH} call that has waited more than
- * two steps (60 s) is ahead of a {@code REALTIME} call arriving now, and never starves. The head
+ * <h2>Admission</h2> A call joins the {@link AdmissionQueue} (or fails with
+ * {@link QueueFullException} if it cannot be admitted at once and finds the queue full). The head
  * of the queue is admitted as soon as the model's buckets hold what it needs, a concurrency slot
  * is free, and no pause holds; nobody behind a call blocked by the model's resources goes ahead of
- * it (a small call does not overtake a large one forever).
- *
- * <h2>Tenants</h2> A call of a tenant with {@link TenantLimits} also needs its tenant's buckets.
- * When a waiting call is blocked only by its own tenant's buckets (the model could admit it), it
- * keeps its place but later calls of <em>other</em> tenants (or without tenant) that the model and
- * their tenants can admit go ahead of it; later calls of the same tenant do not, so each tenant
- * stays FIFO. A call that times out while its tenant's buckets were what held it fails with
- * {@link TenantQuotaExceededException}, otherwise with {@link AdmissionTimeoutException}.
- *
- * <h2>Reservation</h2> An attempt takes one request, its estimated input tokens and its
- * {@code max_tokens} of output tokens from every bucket at once, or nothing.
- * {@link Permit#settle(long, long)} refunds what it did not use and debits what it used above
- * the estimate, letting the bucket go negative (the provider counted those tokens too, so the next
- * calls must wait for them). An attempt that needs more than a whole bucket fails at once with
+ * it. A call of a tenant with {@link TenantLimits} also needs its tenant's buckets; a call held
+ * back only by those keeps its place, but calls of other tenants go ahead of it. An admitted
+ * attempt takes what it needs from every bucket at once, or nothing ({@link Reservation}). An
+ * attempt that needs more than a whole bucket fails at once with
  * {@link DemandExceedsLimitException} (or {@link TenantQuotaExceededException} for a tenant
- * bucket): it could never fit.
+ * bucket): it could never fit; a waiting call fails the same way when the limits are lowered
+ * below what it needs. A call that is interrupted or whose wait is over leaves the queue, giving
+ * back a permit granted to it in the meantime; when its tenant's buckets were what held it, a
+ * timeout fails with {@link TenantQuotaExceededException}, otherwise with
+ * {@link AdmissionTimeoutException}.
  *
- * <h2>Calibration</h2> {@link #calibrate(RateLimitSnapshot)} applies the provider's headers: a
- * {@code -limit} lower than the configured limit (or reported where none is configured) governs
- * until {@link #updateLimits(ModelLimits)}; a {@code -remaining} lower than the local bucket pulls
- * the bucket down to it. The provider's numbers never raise a bucket or a limit. Tokens are
- * compared with a slack of 500 when the provider's value is a multiple of 1000 (Anthropic rounds
- * token remaining values to the nearest thousand), and the remaining value is aged by the refill
- * since the response was observed. The rule is local = min(local, serverRemaining): the
- * provider's remaining already includes the reservations of every call it has seen start, so
- * subtracting the local in-flight reservations would count those twice; calls admitted locally
- * that the provider has not seen yet are briefly forgotten, and the next response corrects that.
- * The combined {@code tokens} headers (OpenAI TPM) become a {@link Dimension#TOKENS} bucket that
- * each attempt draws input plus output tokens from, but only when the provider reports no
- * separate input and output limits: Anthropic's {@code tokens} headers repeat the most
- * restrictive of its separate limits and would only double-charge.
- *
- * <h2>Pause</h2> {@link #pause(Duration)} holds every call of the model until the server's time.
- * When it ends, waiting calls are admitted one at a time, spaced by 60 s / requests-per-minute
- * (between 10 ms and 1 s; 100 ms without a request limit), until the queue has drained.
- *
- * <h2>Concurrency</h2> With {@code maxConcurrency} set, a Netflix {@link AIMDLimit} (initial
- * limit min(maxConcurrency, 20)) caps the calls in flight: a {@code DROPPED} release shrinks it,
- * a {@code SUCCESS} release grows it, {@code IGNORED} leaves it. Calls waiting for a slot wait in
- * the queue.
- *
- * <p>Waiting happens only in the injected {@link WaitStrategy}; time comes from the injected
- * {@link Clock}. Thread-safe; calls never wait while holding anything but this limiter's
- * {@link ReentrantLock} (released while waiting).
+ * <p>Waiting happens only in the injected {@link TimeSource}'s
+ * {@link TimeSource#await(Condition, long) await}, and waits and deadlines run on its monotonic
+ * {@link TimeSource#nanoTime() nanoTime()}; instants (the end of a pause, the time a response was
+ * observed) are converted at the edge. Thread-safe; calls never wait while holding anything but
+ * this limiter's {@link ReentrantLock} (released while waiting).
  */
 public final class ModelLimiter implements Admission {
 
     /** How much later than its arrival a call of each lower priority is ranked. */
-    public static final Duration PRIORITY_STEP = Duration.ofSeconds(30);
-
-    private static final long MINUTE_NANOS = TimeUnit.MINUTES.toNanos(1);
-
-    private static final long ROUNDING_SLACK = 500;
-
-    private static final long RACE_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-    private static final int INITIAL_CONCURRENCY = 20;
+    public static final Duration PRIORITY_STEP = AdmissionQueue.PRIORITY_STEP;
 
     private final String client;
 
     private final String model;
 
-    private final int queueCapacity;
-
     private final Duration defaultMaxWait;
 
-    private final Function<String, @Nullable TenantLimits> tenantLimits;
-
-    private final BucketStore store;
-
-    private final Clock clock;
-
-    private final WaitStrategy waitStrategy;
+    private final TimeSource timeSource;
 
     private final ReentrantLock lock = new ReentrantLock();
 
     // Everything below is guarded by lock.
 
-    private ModelLimits limits;
-
-    private final Map<Dimension, Long> serverLimits = new EnumMap<>(Dimension.class);
-
     private final BucketSet buckets;
 
-    private final Map<String, BucketSet> tenantBuckets = new HashMap<>();
+    private final TenantBuckets tenantBuckets;
 
-    private @Nullable RateLimitSnapshot lastSnapshot;
+    private final ProviderCalibration calibration;
 
-    private long pausedUntil = Long.MIN_VALUE;
+    private final ModelPause pause = new ModelPause();
 
-    private boolean rampingUp;
+    private final AdaptiveConcurrency concurrency;
 
-    private long notBefore = Long.MIN_VALUE;
+    private final AdmissionQueue queue;
 
-    private int inFlight;
+    private final AdmissionGate gate;
 
-    private @Nullable AIMDLimit concurrency;
-
-    private final TreeSet<Waiter> queue = new TreeSet<>(
-            Comparator.comparingLong((Waiter waiter) -> waiter.rank).thenComparingLong((waiter) -> waiter.sequence));
-
-    private final int[] queuedByPriority = new int[Priority.values().length];
-
-    private long sequence;
-
-    private @Nullable Waiter timerOwner;
-
-    private long nextWake = Long.MAX_VALUE;
+    private final WaitEstimate estimate;
 
     /**
      * Creates the admission control of one client and model.
@@ -161,12 +102,11 @@ public final class ModelLimiter implements Admission {
      * @param defaultMaxWait longest wait of a request that does not say
      * @param tenantLimits the limits of a tenant, {@code null} for none
      * @param store where the buckets live
-     * @param clock time source of the queue (the store's buckets should use the same)
-     * @param waitStrategy how waiting calls wait ({@link WaitStrategy#CONDITION} outside tests)
+     * @param timeSource time of the queue and how waiting calls wait (the store's buckets should
+     * use the same)
      */
     public ModelLimiter(String client, String model, ModelLimits limits, int queueCapacity, Duration defaultMaxWait,
-            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, Clock clock,
-            WaitStrategy waitStrategy) {
+            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
         if (queueCapacity < 0) {
             throw new IllegalArgumentException("queueCapacity must not be negative, was " + queueCapacity);
         }
@@ -175,16 +115,15 @@ public final class ModelLimiter implements Admission {
         }
         this.client = client;
         this.model = model;
-        this.limits = limits;
-        this.queueCapacity = queueCapacity;
         this.defaultMaxWait = defaultMaxWait;
-        this.tenantLimits = tenantLimits;
-        this.store = store;
-        this.clock = clock;
-        this.waitStrategy = waitStrategy;
+        this.timeSource = timeSource;
         this.buckets = new BucketSet(store, client + ":" + model);
-        applyLimits();
-        this.concurrency = concurrencyLimit(limits.maxConcurrency(), null);
+        this.tenantBuckets = new TenantBuckets(store, client + ":" + model, tenantLimits);
+        this.calibration = new ProviderCalibration(limits, this.buckets);
+        this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency());
+        this.queue = new AdmissionQueue(queueCapacity);
+        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency);
+        this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
     }
 
     /**
@@ -218,16 +157,17 @@ public final class ModelLimiter implements Admission {
             }
             long now = now();
             Duration maxWait = (request.maxWait() != null) ? request.maxWait() : this.defaultMaxWait;
-            BucketSet tenant = tenantBuckets(request.tenant());
-            rejectOversize(request, tenant);
-            long deadline = saturatedAdd(now, nanos(maxWait));
-            if (this.pausedUntil > deadline) {
-                throw new AdmissionTimeoutException(this.client, this.model, maxWait,
-                        Duration.ofNanos(this.pausedUntil - now));
+            BucketSet tenant = this.tenantBuckets.of(request.tenant());
+            LlmThrottleException oversize = this.gate.oversize(request, tenant);
+            if (oversize != null) {
+                throw oversize;
             }
-            Waiter waiter = new Waiter(request, tenant, maxWait, now, deadline);
-            this.queue.add(waiter);
-            this.queuedByPriority[request.priority().ordinal()]++;
+            long deadline = Nanos.saturatedAdd(now, Nanos.of(maxWait));
+            if (this.pause.end() > deadline) {
+                throw new AdmissionTimeoutException(this.client, this.model, maxWait,
+                        Duration.ofNanos(Nanos.saturatedSubtract(this.pause.end(), now)));
+            }
+            Waiter waiter = this.queue.add(request, tenant, maxWait, now, deadline, this.lock.newCondition());
             return awaitAdmission(waiter, now);
         }
         finally {
@@ -238,9 +178,9 @@ public final class ModelLimiter implements Admission {
     private Permit awaitAdmission(Waiter waiter, long arrival) throws InterruptedException {
         try {
             dispatch(arrival);
-            if (waiter.permit == null && waiter.failure == null && this.queue.size() > this.queueCapacity) {
+            if (waiter.permit == null && waiter.failure == null && this.queue.isOverCapacity()) {
                 leave(waiter);
-                throw new QueueFullException(this.client, this.model, this.queueCapacity, null);
+                throw new QueueFullException(this.client, this.model, this.queue.capacity(), null);
             }
             while (true) {
                 if (waiter.permit != null) {
@@ -254,8 +194,8 @@ public final class ModelLimiter implements Admission {
                     leave(waiter);
                     throw timeout(waiter, now);
                 }
-                long until = (waiter == this.timerOwner) ? Math.min(waiter.deadline, this.nextWake) : waiter.deadline;
-                this.waitStrategy.await(waiter.condition, Math.max(until - now, 1));
+                long until = this.queue.waitUntil(waiter);
+                this.timeSource.await(waiter.condition, Math.max(Nanos.saturatedSubtract(until, now), 1));
                 dispatch(now());
             }
         }
@@ -274,9 +214,7 @@ public final class ModelLimiter implements Admission {
 
     /** Takes the waiter out of the queue, giving back a permit granted to it in the meantime. */
     private void leave(Waiter waiter) {
-        if (this.queue.remove(waiter)) {
-            this.queuedByPriority[waiter.request.priority().ordinal()]--;
-        }
+        this.queue.remove(waiter);
         LimiterPermit permit = waiter.permit;
         if (permit != null) {
             waiter.permit = null;
@@ -286,7 +224,7 @@ public final class ModelLimiter implements Admission {
     }
 
     private LlmThrottleException timeout(Waiter waiter, long now) {
-        long wait = estimatedWaitNanos(waiter.request, waiter.tenant, now, false);
+        long wait = this.estimate.nanos(waiter.request, waiter.tenant, now, false);
         Duration retryAfter = (wait > 0 && wait != Long.MAX_VALUE) ? Duration.ofNanos(wait) : null;
         if (waiter.blockedBy == Blocker.TENANT && waiter.request.tenant() != null) {
             return new TenantQuotaExceededException(this.client, this.model, waiter.request.tenant(), retryAfter);
@@ -294,163 +232,41 @@ public final class ModelLimiter implements Admission {
         return new AdmissionTimeoutException(this.client, this.model, waiter.maxWait, retryAfter);
     }
 
-    private void rejectOversize(AdmissionRequest request, @Nullable BucketSet tenant) {
-        LlmThrottleException failure = oversize(request.inputTokens(), request.outputTokens(), request.tenant(),
-                tenant);
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private @Nullable LlmThrottleException oversize(long input, long output, @Nullable String tenantName,
-            @Nullable BucketSet tenant) {
-        Dimension dimension = this.buckets.oversize(input, output);
-        if (dimension != null) {
-            TokenBucket bucket = this.buckets.get(dimension);
-            return new DemandExceedsLimitException(this.client, this.model, dimension, dimension.cost(input, output),
-                    (bucket != null) ? bucket.capacity() : 0);
-        }
-        if (tenant != null && tenantName != null && tenant.oversize(input, output) != null) {
-            return new TenantQuotaExceededException(this.client, this.model, tenantName, null);
-        }
-        return null;
-    }
-
     /**
      * Admits every waiter that can go now, in queue order, and works out when time alone will
      * let the next one go. Called with the lock held after every change of state.
      */
     private void dispatch(long now) {
-        long wake = Long.MAX_VALUE;
-        if (now < this.pausedUntil) {
-            wake = this.pausedUntil;
-            if (!this.queue.isEmpty()) {
-                this.queue.first().blockedBy = Blocker.MODEL;
-            }
+        if (this.pause.holds(now)) {
+            this.queue.holdUntil(this.pause.end());
         }
         else {
-            Set<String> blockedTenants = null;
-            Iterator<Waiter> iterator = this.queue.iterator();
-            while (iterator.hasNext()) {
-                Waiter waiter = iterator.next();
-                AdmissionRequest request = waiter.request;
-                if (blockedTenants != null && request.tenant() != null && blockedTenants.contains(request.tenant())) {
-                    waiter.blockedBy = Blocker.TENANT;
-                    continue;
-                }
-                LlmThrottleException failure = oversize(request.inputTokens(), request.outputTokens(), request.tenant(),
-                        waiter.tenant);
-                if (failure != null) {
-                    // Limits were lowered while it waited: it can never fit now.
-                    iterator.remove();
-                    this.queuedByPriority[request.priority().ordinal()]--;
-                    waiter.failure = failure;
-                    waiter.condition.signal();
-                    continue;
-                }
-                if (this.rampingUp && now < this.notBefore) {
-                    waiter.blockedBy = Blocker.MODEL;
-                    wake = Math.min(wake, this.notBefore);
-                    break;
-                }
-                if (this.concurrency != null && this.inFlight >= this.concurrency.getLimit()) {
-                    waiter.blockedBy = Blocker.MODEL;
-                    break;
-                }
-                long modelWait = this.buckets.nanosToWait(request.inputTokens(), request.outputTokens());
-                if (modelWait > 0) {
-                    waiter.blockedBy = Blocker.MODEL;
-                    wake = Math.min(wake, saturatedAdd(now, modelWait));
-                    break;
-                }
-                if (waiter.tenant != null && request.tenant() != null) {
-                    long tenantWait = waiter.tenant.nanosToWait(request.inputTokens(), request.outputTokens());
-                    if (tenantWait > 0) {
-                        waiter.blockedBy = Blocker.TENANT;
-                        wake = Math.min(wake, saturatedAdd(now, tenantWait));
-                        if (blockedTenants == null) {
-                            blockedTenants = new HashSet<>();
-                        }
-                        blockedTenants.add(request.tenant());
-                        continue;
-                    }
-                }
-                List<BucketSet.Charge> charges;
-                try {
-                    charges = consume(request, waiter.tenant);
-                }
-                catch (BucketStoreUnavailableException ex) {
-                    // The shared store is down and configured to reject (not to fall back).
-                    iterator.remove();
-                    this.queuedByPriority[request.priority().ordinal()]--;
-                    waiter.failure = new SharedStoreUnavailableException(this.client, this.model, ex.getRetryAfter(),
-                            ex);
-                    waiter.condition.signal();
-                    continue;
-                }
-                if (charges == null) {
-                    // A shared store changed between estimate and consumption: try again shortly.
-                    waiter.blockedBy = Blocker.MODEL;
-                    wake = Math.min(wake, saturatedAdd(now, RACE_RETRY_NANOS));
-                    break;
-                }
-                iterator.remove();
-                this.queuedByPriority[request.priority().ordinal()]--;
-                this.inFlight++;
-                waiter.permit = new LimiterPermit(request.inputTokens(), request.outputTokens(), charges, now,
-                        this.inFlight);
-                waiter.condition.signal();
-                if (this.rampingUp) {
-                    this.notBefore = saturatedAdd(now, staggerNanos());
-                }
-            }
+            this.queue.dispatch(now, this.gate);
         }
-        Waiter head = this.queue.isEmpty() ? null : this.queue.first();
-        if (head == null && now >= this.pausedUntil) {
-            this.rampingUp = false;
+        if (this.queue.isEmpty()) {
+            this.pause.drained(now);
         }
-        if (head != this.timerOwner || wake != this.nextWake) {
-            this.timerOwner = head;
-            this.nextWake = wake;
-            if (head != null) {
-                head.condition.signal();
-            }
-        }
-    }
-
-    private @Nullable List<BucketSet.Charge> consume(AdmissionRequest request, @Nullable BucketSet tenant) {
-        List<BucketSet.Charge> charges = new ArrayList<>();
-        if (!this.buckets.tryConsume(request.inputTokens(), request.outputTokens(), charges)) {
-            return null;
-        }
-        if (tenant != null) {
-            boolean consumed = false;
-            try {
-                consumed = tenant.tryConsume(request.inputTokens(), request.outputTokens(), charges);
-            }
-            finally {
-                if (!consumed) {
-                    BucketSet.rollback(charges, 0, request.inputTokens(), request.outputTokens());
-                }
-            }
-            if (!consumed) {
-                return null;
-            }
-        }
-        return charges;
-    }
-
-    private long staggerNanos() {
-        Long rpm = effectiveLimit(Dimension.REQUESTS);
-        if (rpm == null) {
-            return TimeUnit.MILLISECONDS.toNanos(100);
-        }
-        return Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1), MINUTE_NANOS / rpm));
     }
 
     /**
-     * Applies what the provider's rate-limit headers said (see the class description for the
-     * rule): lower {@code -limit}s govern, lower {@code -remaining}s pull the buckets down.
+     * Changes this limiter's state with the lock held, then admits whoever can go now.
+     * @param change the change, given the time now in nanoseconds of the limiter's clock
+     */
+    void update(LongConsumer change) {
+        this.lock.lock();
+        try {
+            long now = now();
+            change.accept(now);
+            dispatch(now);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Applies what the provider's rate-limit headers said (see {@link ProviderCalibration} for
+     * the rule): lower {@code -limit}s govern, lower {@code -remaining}s pull the buckets down.
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
@@ -470,64 +286,16 @@ public final class ModelLimiter implements Admission {
     }
 
     private void calibrate(RateLimitSnapshot snapshot, boolean rejected) {
-        this.lock.lock();
-        try {
-            long now = now();
-            if (this.lastSnapshot == null || !snapshot.observedAt().isBefore(this.lastSnapshot.observedAt())) {
-                this.lastSnapshot = snapshot;
-            }
-            boolean combinedOnly = snapshot.inputTokensLimit() == null && snapshot.inputTokensRemaining() == null
-                    && snapshot.outputTokensLimit() == null && snapshot.outputTokensRemaining() == null;
-            serverLimit(Dimension.REQUESTS, snapshot.requestsLimit());
-            serverLimit(Dimension.INPUT_TOKENS, snapshot.inputTokensLimit());
-            serverLimit(Dimension.OUTPUT_TOKENS, snapshot.outputTokensLimit());
-            if (combinedOnly) {
-                serverLimit(Dimension.TOKENS, snapshot.tokensLimit());
-            }
-            applyLimits();
-            long observedAt = nanos(snapshot.observedAt());
-            pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), observedAt, now, rejected);
-            pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), observedAt, now, rejected);
-            pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), observedAt, now, rejected);
-            if (combinedOnly) {
-                pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), observedAt, now, rejected);
-            }
-            dispatch(now);
-        }
-        finally {
-            this.lock.unlock();
-        }
-    }
-
-    private void serverLimit(Dimension dimension, @Nullable Long limit) {
-        if (limit != null && limit > 0) {
-            this.serverLimits.put(dimension, limit);
-        }
-    }
-
-    private void pullDown(Dimension dimension, @Nullable Long remaining, long observedAt, long now,
-            boolean rejected) {
-        TokenBucket bucket = this.buckets.get(dimension);
-        if (bucket == null || remaining == null) {
-            return;
-        }
-        boolean exhausted = rejected && remaining <= 0;
-        long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
-        long elapsed = Math.max(0, now - observedAt);
-        long refilled = (long) Math.min((double) bucket.capacity(), (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        long target = saturatedAdd(saturatedAdd(Math.max(remaining, 0), slack), refilled);
-        long available = bucket.availableTokens();
-        if (available > target) {
-            bucket.forceConsume(available - target);
-        }
+        update((now) -> this.calibration.apply(snapshot, rejected, this.timeSource.instant()));
     }
 
     /**
-     * Holds every call of this model for {@code serverWait} from now (after a 429).
+     * Holds every call of this model for {@code serverWait} from now (after a 429); see
+     * {@link ModelPause} for what happens when it ends.
      * @param serverWait how long the server asked to wait
      */
     public void pause(Duration serverWait) {
-        pauseUntil(this.clock.instant().plus(serverWait));
+        update((now) -> this.pause.extendTo(Nanos.saturatedAdd(now, Nanos.of(serverWait))));
     }
 
     /**
@@ -536,19 +304,7 @@ public final class ModelLimiter implements Admission {
      * @param until when calls may go again
      */
     public void pauseUntil(Instant until) {
-        this.lock.lock();
-        try {
-            long untilNanos = nanos(until);
-            if (untilNanos > this.pausedUntil) {
-                this.pausedUntil = untilNanos;
-                this.rampingUp = true;
-                this.notBefore = Long.MIN_VALUE;
-            }
-            dispatch(now());
-        }
-        finally {
-            this.lock.unlock();
-        }
+        update((now) -> this.pause.extendTo(Nanos.saturatedAdd(now, Nanos.between(this.timeSource.instant(), until))));
     }
 
     /**
@@ -557,20 +313,10 @@ public final class ModelLimiter implements Admission {
      * @param newLimits the new limits
      */
     public void updateLimits(ModelLimits newLimits) {
-        this.lock.lock();
-        try {
-            Integer oldMax = this.limits.maxConcurrency();
-            this.limits = newLimits;
-            this.serverLimits.clear();
-            applyLimits();
-            if (!java.util.Objects.equals(oldMax, newLimits.maxConcurrency())) {
-                this.concurrency = concurrencyLimit(newLimits.maxConcurrency(), this.concurrency);
-            }
-            dispatch(now());
-        }
-        finally {
-            this.lock.unlock();
-        }
+        update((now) -> {
+            this.calibration.configure(newLimits);
+            this.concurrency.resize(newLimits.maxConcurrency());
+        });
     }
 
     /**
@@ -580,7 +326,7 @@ public final class ModelLimiter implements Admission {
     public ModelLimits limits() {
         this.lock.lock();
         try {
-            return this.limits;
+            return this.calibration.configured();
         }
         finally {
             this.lock.unlock();
@@ -595,17 +341,14 @@ public final class ModelLimiter implements Admission {
         this.lock.lock();
         try {
             long now = now();
-            ModelLimits effective = new ModelLimits(effectiveLimit(Dimension.REQUESTS),
-                    effectiveLimit(Dimension.INPUT_TOKENS), effectiveLimit(Dimension.OUTPUT_TOKENS),
-                    this.limits.maxConcurrency());
             LimiterState.Available available = new LimiterState.Available(available(Dimension.REQUESTS),
                     available(Dimension.INPUT_TOKENS), available(Dimension.OUTPUT_TOKENS), available(Dimension.TOKENS));
-            Instant paused = (now < this.pausedUntil) ? instant(this.pausedUntil) : null;
-            LimiterState.Queued queued = new LimiterState.Queued(this.queuedByPriority[Priority.REALTIME.ordinal()],
-                    this.queuedByPriority[Priority.NORMAL.ordinal()], this.queuedByPriority[Priority.BATCH.ordinal()]);
-            return new LimiterState(this.client, this.model, this.limits, effective, effectiveLimit(Dimension.TOKENS),
-                    available, this.lastSnapshot, paused, this.inFlight,
-                    (this.concurrency != null) ? this.concurrency.getLimit() : null, queued);
+            Instant paused = this.pause.holds(now)
+                    ? this.timeSource.instant().plusNanos(Nanos.saturatedSubtract(this.pause.end(), now)) : null;
+            return new LimiterState(this.client, this.model, this.calibration.configured(),
+                    this.calibration.effectiveLimits(), this.calibration.effectiveLimit(Dimension.TOKENS), available,
+                    this.calibration.lastSnapshot(), paused, this.concurrency.inFlight(), this.concurrency.limit(),
+                    this.queue.queued());
         }
         finally {
             this.lock.unlock();
@@ -615,8 +358,9 @@ public final class ModelLimiter implements Admission {
     /**
      * Estimates how long {@code request} would wait for admission if it were enqueued now,
      * without enqueuing it: for routing a call to a fallback model before it waits. Counts the
-     * pause, the post-pause stagger, the model's and tenant's buckets and the demand of the calls
-     * queued ahead of it; not the wait for a concurrency slot, which nothing predicts.
+     * pause, the spread-out release after it, the model's and tenant's buckets and the demand of
+     * the calls queued ahead of it; not the wait for a concurrency slot, which nothing predicts
+     * (see {@link WaitEstimate}).
      * @param request the request
      * @return the estimated wait, or {@code null} if the request can never be admitted (it needs
      * more than a whole bucket)
@@ -624,11 +368,11 @@ public final class ModelLimiter implements Admission {
     public @Nullable Duration estimatedWait(AdmissionRequest request) {
         this.lock.lock();
         try {
-            BucketSet tenant = tenantBuckets(request.tenant());
-            if (oversize(request.inputTokens(), request.outputTokens(), request.tenant(), tenant) != null) {
+            BucketSet tenant = this.tenantBuckets.of(request.tenant());
+            if (this.gate.oversize(request, tenant) != null) {
                 return null;
             }
-            long wait = estimatedWaitNanos(request, tenant, now(), true);
+            long wait = this.estimate.nanos(request, tenant, now(), true);
             return (wait == Long.MAX_VALUE) ? null : Duration.ofNanos(wait);
         }
         finally {
@@ -636,282 +380,18 @@ public final class ModelLimiter implements Admission {
         }
     }
 
-    private long estimatedWaitNanos(AdmissionRequest request, @Nullable BucketSet tenant, long now,
-            boolean countQueue) {
-        long wait = (this.pausedUntil > now) ? this.pausedUntil - now : 0;
-        if (this.rampingUp && this.notBefore > now) {
-            wait = Math.max(wait, this.notBefore - now);
-        }
-        long rank = saturatedAdd(now, priorityOffset(request.priority()));
-        Map<Dimension, Long> modelAhead = new EnumMap<>(Dimension.class);
-        Map<Dimension, Long> tenantAhead = new EnumMap<>(Dimension.class);
-        if (countQueue) {
-            for (Waiter waiter : this.queue) {
-                if (waiter.rank > rank) {
-                    break;
-                }
-                add(modelAhead, waiter.request);
-                if (request.tenant() != null && request.tenant().equals(waiter.request.tenant())) {
-                    add(tenantAhead, waiter.request);
-                }
-            }
-        }
-        for (Dimension dimension : Dimension.values()) {
-            long cost = dimension.cost(request.inputTokens(), request.outputTokens());
-            wait = Math.max(wait, refillNanos(this.buckets.get(dimension),
-                    saturatedAdd(cost, modelAhead.getOrDefault(dimension, 0L))));
-            if (tenant != null) {
-                wait = Math.max(wait,
-                        refillNanos(tenant.get(dimension), saturatedAdd(cost, tenantAhead.getOrDefault(dimension, 0L))));
-            }
-        }
-        return wait;
-    }
-
-    private static void add(Map<Dimension, Long> sums, AdmissionRequest request) {
-        for (Dimension dimension : Dimension.values()) {
-            sums.merge(dimension, dimension.cost(request.inputTokens(), request.outputTokens()),
-                    Dimension::saturatedAdd);
-        }
-    }
-
-    private static long refillNanos(@Nullable TokenBucket bucket, long needed) {
-        if (bucket == null || needed <= 0) {
-            return 0;
-        }
-        // Bucket4j knows the fractions of a token refilled so far; beyond one bucket's worth,
-        // each further token takes one minute / limit.
-        long capacity = bucket.capacity();
-        long wait = bucket.nanosToWaitFor(Math.min(needed, capacity));
-        if (needed > capacity) {
-            double beyond = Math.ceil((double) (needed - capacity) * MINUTE_NANOS / capacity);
-            wait = (beyond >= Long.MAX_VALUE) ? Long.MAX_VALUE - 1 : saturatedAdd(wait, (long) beyond);
-        }
-        return Math.min(wait, Long.MAX_VALUE - 1);
-    }
-
     private @Nullable Long available(Dimension dimension) {
         TokenBucket bucket = this.buckets.get(dimension);
         return (bucket != null) ? bucket.availableTokens() : null;
     }
 
-    private @Nullable Long effectiveLimit(Dimension dimension) {
-        Long configured = this.limits.perMinute(dimension);
-        Long server = this.serverLimits.get(dimension);
-        if (configured == null) {
-            return server;
-        }
-        return (server != null) ? Math.min(configured, server) : configured;
-    }
-
-    private void applyLimits() {
-        for (Dimension dimension : Dimension.values()) {
-            this.buckets.limit(dimension, effectiveLimit(dimension));
-        }
-    }
-
-    private @Nullable BucketSet tenantBuckets(@Nullable String tenant) {
-        if (tenant == null) {
-            return null;
-        }
-        BucketSet set = this.tenantBuckets.get(tenant);
-        if (set == null) {
-            set = new BucketSet(this.store, this.client + ":" + this.model + ":tenant:" + tenant);
-            TenantLimits limits = this.tenantLimits.apply(tenant);
-            if (limits != null) {
-                for (Dimension dimension : Dimension.values()) {
-                    set.limit(dimension, limits.perMinute(dimension));
-                }
-            }
-            this.tenantBuckets.put(tenant, set);
-        }
-        return set;
-    }
-
-    private static @Nullable AIMDLimit concurrencyLimit(@Nullable Integer max, @Nullable AIMDLimit previous) {
-        if (max == null) {
-            return null;
-        }
-        int initial = (previous != null) ? previous.getLimit() : INITIAL_CONCURRENCY;
-        return AIMDLimit.newBuilder()
-            .initialLimit(Math.max(1, Math.min(max, initial)))
-            .minLimit(1)
-            .maxLimit(max)
-            // LLM calls legitimately take minutes: latency alone must not shrink the limit.
-            .timeout(1, TimeUnit.DAYS)
-            .build();
-    }
-
-    private static long priorityOffset(Priority priority) {
-        return priority.ordinal() * PRIORITY_STEP.toNanos();
-    }
-
     private long now() {
-        return nanos(this.clock.instant());
-    }
-
-    private static long nanos(Instant instant) {
-        try {
-            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
-        }
-        catch (ArithmeticException ex) {
-            return (instant.getEpochSecond() < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
-
-    private static long nanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        }
-        catch (ArithmeticException ex) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    private static Instant instant(long nanos) {
-        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        if (((a ^ sum) & (b ^ sum)) < 0) {
-            return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return sum;
+        return this.timeSource.nanoTime();
     }
 
     @Override
     public String toString() {
         return "ModelLimiter[" + this.client + "/" + this.model + "]";
-    }
-
-    /** What last held a waiting call back, to name the right failure when it times out. */
-    private enum Blocker {
-
-        QUEUE, MODEL, TENANT
-
-    }
-
-    /** A call waiting in the queue. */
-    private final class Waiter {
-
-        final AdmissionRequest request;
-
-        final @Nullable BucketSet tenant;
-
-        final Duration maxWait;
-
-        final long sequence;
-
-        final long rank;
-
-        final long deadline;
-
-        final Condition condition;
-
-        @Nullable LimiterPermit permit;
-
-        @Nullable LlmThrottleException failure;
-
-        Blocker blockedBy = Blocker.QUEUE;
-
-        Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long arrival, long deadline) {
-            this.request = request;
-            this.tenant = tenant;
-            this.maxWait = maxWait;
-            this.sequence = ModelLimiter.this.sequence++;
-            this.rank = saturatedAdd(arrival, priorityOffset(request.priority()));
-            this.deadline = deadline;
-            this.condition = ModelLimiter.this.lock.newCondition();
-        }
-
-    }
-
-    /** An admitted attempt: what it took from which buckets, and its concurrency slot. */
-    private final class LimiterPermit implements Permit {
-
-        private final List<BucketSet.Charge> charges;
-
-        private final long admittedAt;
-
-        private final int inFlightAtAdmission;
-
-        private long inputTokens;
-
-        private long outputTokens;
-
-        private boolean released;
-
-        LimiterPermit(long inputTokens, long outputTokens, List<BucketSet.Charge> charges, long admittedAt,
-                int inFlightAtAdmission) {
-            this.inputTokens = inputTokens;
-            this.outputTokens = outputTokens;
-            this.charges = charges;
-            this.admittedAt = admittedAt;
-            this.inFlightAtAdmission = inFlightAtAdmission;
-        }
-
-        @Override
-        public void settle(long inputTokens, long outputTokens) {
-            if (inputTokens < 0 || outputTokens < 0) {
-                throw new IllegalArgumentException(
-                        "Token counts must not be negative: input=" + inputTokens + ", output=" + outputTokens);
-            }
-            ModelLimiter.this.lock.lock();
-            try {
-                for (BucketSet.Charge charge : this.charges) {
-                    long delta = charge.dimension().cost(inputTokens, outputTokens)
-                            - charge.dimension().cost(this.inputTokens, this.outputTokens);
-                    if (delta < 0) {
-                        charge.bucket().refund(-delta);
-                    }
-                    else {
-                        charge.bucket().forceConsume(delta);
-                    }
-                }
-                this.inputTokens = inputTokens;
-                this.outputTokens = outputTokens;
-                dispatch(now());
-            }
-            finally {
-                ModelLimiter.this.lock.unlock();
-            }
-        }
-
-        @Override
-        public void release(Outcome outcome) {
-            ModelLimiter.this.lock.lock();
-            try {
-                if (this.released) {
-                    return;
-                }
-                this.released = true;
-                ModelLimiter.this.inFlight--;
-                long now = now();
-                AIMDLimit limit = ModelLimiter.this.concurrency;
-                if (limit != null && outcome != Outcome.IGNORED) {
-                    limit.onSample(this.admittedAt, Math.max(0, now - this.admittedAt), this.inFlightAtAdmission,
-                            outcome == Outcome.DROPPED);
-                }
-                dispatch(now);
-            }
-            finally {
-                ModelLimiter.this.lock.unlock();
-            }
-        }
-
-        /** Undoes the admission of an attempt that never went out. Called with the lock held. */
-        void revoke() {
-            if (this.released) {
-                return;
-            }
-            this.released = true;
-            ModelLimiter.this.inFlight--;
-            for (BucketSet.Charge charge : this.charges) {
-                charge.bucket().refund(charge.dimension().cost(this.inputTokens, this.outputTokens));
-            }
-        }
-
     }
 
 }

@@ -1,39 +1,20 @@
 package io.github.llmthrottle.limit;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.distributed.BucketProxy;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.llmthrottle.limit.RedisConnector.Connection;
+import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.RedisCodec;
-import io.lettuce.core.codec.StringCodec;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,46 +46,24 @@ import org.jspecify.annotations.Nullable;
  * <p>The store opens its own connection through the given client, on a background thread: the
  * constructor waits for it for at most the client's connect timeout, later attempts (after a
  * failed one) for at most the command timeout. {@link #close()} closes it; the client stays the
- * caller's.
+ * caller's. The connection and the back-off after a failure are the {@link RedisConnector}'s;
+ * this class holds the buckets and what to do without Redis.
  */
 public final class RedisBucketStore implements BucketStore, AutoCloseable {
-
-    private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
-
-    /** How long a key outlives the moment its bucket would be full again. */
-    private static final Duration KEEP_AFTER_REFILL = Duration.ofSeconds(10);
-
-    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
-
-    private final AbstractRedisClient client;
 
     private final String keyPrefix;
 
     private final OnFailure onFailure;
 
-    private final Duration timeout;
-
-    private final Duration retryInterval;
-
-    private final Clock clock;
+    private final TimeSource timeSource;
 
     private final LocalBucketStore local;
 
+    private final RedisConnector redis;
+
     private final Map<String, SharedBucket> buckets = new ConcurrentHashMap<>();
 
-    private final ExecutorService connector;
-
-    private final AtomicReference<@Nullable CompletableFuture<Connection>> connecting = new AtomicReference<>();
-
-    private final AtomicBoolean outage = new AtomicBoolean();
-
     private final AtomicLong lastVersion = new AtomicLong();
-
-    private volatile @Nullable Connection connection;
-
-    private volatile long downUntil = Long.MIN_VALUE;
-
-    private volatile boolean closed;
 
     /**
      * Creates a store on a Lettuce client ({@link RedisClient} or {@link RedisClusterClient}) and
@@ -114,10 +73,11 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
      * @param onFailure what to do without Redis ({@code llm.throttle.redis.on-failure})
      * @param timeout longest wait for one Redis command, and for the connection
      * @param retryInterval how long to do without Redis after a failure before trying it again
-     * @param clock time source of the buckets (and of the back-off)
+     * @param timeSource time of the buckets (its wall clock) and of the back-off (its monotonic
+     * clock)
      */
     public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
-            Duration retryInterval, Clock clock) {
+            Duration retryInterval, TimeSource timeSource) {
         if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
             throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
         }
@@ -127,21 +87,12 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         if (retryInterval.isNegative()) {
             throw new IllegalArgumentException("retryInterval must not be negative, was " + retryInterval);
         }
-        this.client = client;
         this.keyPrefix = keyPrefix;
         this.onFailure = onFailure;
-        this.timeout = timeout;
-        this.retryInterval = retryInterval;
-        this.clock = clock;
-        this.local = new LocalBucketStore(clock);
-        this.connector = Executors.newSingleThreadExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, "llm-throttle-redis-connect");
-            thread.setDaemon(true);
-            return thread;
-        });
-        // Wait for the connection here (at startup) rather than send the first calls to local
-        // buckets while it opens; the client's connect timeout bounds the wait.
-        awaitConnection(client.getOptions().getSocketOptions().getConnectTimeout());
+        this.timeSource = timeSource;
+        this.local = new LocalBucketStore(timeSource);
+        String withoutRedis = (onFailure == OnFailure.LOCAL) ? "serving calls from local buckets" : "rejecting calls";
+        this.redis = new RedisConnector(client, timeout, retryInterval, withoutRedis, timeSource);
     }
 
     @Override
@@ -157,158 +108,19 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
      * @return whether an outage is going on
      */
     public boolean isUnavailable() {
-        return this.outage.get();
+        return this.redis.isDown();
     }
 
     /** Closes the store's connection; the client stays open. */
     @Override
     public void close() {
-        this.closed = true;
-        this.connector.shutdownNow();
-        CompletableFuture<Connection> attempt = this.connecting.get();
-        if (attempt != null) {
-            attempt.thenAccept((opened) -> opened.connection().close());
-        }
-    }
-
-    private CompletableFuture<Connection> connectAttempt() {
-        while (true) {
-            CompletableFuture<Connection> attempt = this.connecting.get();
-            if (attempt != null) {
-                return attempt;
-            }
-            CompletableFuture<Connection> created = new CompletableFuture<>();
-            if (this.connecting.compareAndSet(null, created)) {
-                try {
-                    this.connector.execute(() -> {
-                        try {
-                            created.complete(open());
-                        }
-                        catch (RuntimeException ex) {
-                            created.completeExceptionally(ex);
-                        }
-                    });
-                }
-                catch (RejectedExecutionException ex) {
-                    created.completeExceptionally(ex);
-                }
-                return created;
-            }
-        }
-    }
-
-    private Connection open() {
-        StatefulConnection<String, byte[]> opened;
-        Bucket4jLettuce.LettuceBasedProxyManagerBuilder<String> builder;
-        if (this.client instanceof RedisClusterClient cluster) {
-            StatefulRedisClusterConnection<String, byte[]> clusterConnection = cluster.connect(CODEC);
-            opened = clusterConnection;
-            builder = Bucket4jLettuce.casBasedBuilder(clusterConnection);
-        }
-        else {
-            StatefulRedisConnection<String, byte[]> redisConnection = ((RedisClient) this.client).connect(CODEC);
-            opened = redisConnection;
-            builder = Bucket4jLettuce.casBasedBuilder(redisConnection);
-        }
-        ProxyManager<String> proxyManager = builder.clientClock(new LocalBucketStore.ClockTimeMeter(this.clock))
-            .requestTimeout(this.timeout)
-            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_REFILL))
-            .build();
-        if (this.closed) {
-            opened.close();
-            throw new IllegalStateException("RedisBucketStore is closed");
-        }
-        return new Connection(opened, proxyManager);
-    }
-
-    /** The connection to use now, or {@code null} to do without Redis. */
-    private @Nullable Connection available() {
-        if (this.closed || now() < this.downUntil) {
-            return null;
-        }
-        Connection current = this.connection;
-        if (current == null) {
-            current = awaitConnection(this.timeout);
-            if (current == null) {
-                return null;
-            }
-        }
-        if (!current.connection().isOpen()) {
-            // Lettuce is reconnecting in the background: do not queue commands behind it.
-            if (!this.client.getOptions().isAutoReconnect()) {
-                // Nobody reconnects this one: open a new connection on the next try.
-                CompletableFuture<Connection> attempt = this.connecting.get();
-                this.connection = null;
-                if (attempt != null) {
-                    this.connecting.compareAndSet(attempt, null);
-                }
-                current.connection().close();
-            }
-            down(null);
-            return null;
-        }
-        return current;
-    }
-
-    private @Nullable Connection awaitConnection(Duration wait) {
-        CompletableFuture<Connection> attempt = connectAttempt();
-        try {
-            Connection opened = attempt.get(wait.toNanos(), TimeUnit.NANOSECONDS);
-            this.connection = opened;
-            return opened;
-        }
-        catch (TimeoutException ex) {
-            // Still connecting: let it go on in the background.
-            down(ex);
-        }
-        catch (ExecutionException ex) {
-            this.connecting.compareAndSet(attempt, null);
-            down(ex.getCause());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-        return null;
-    }
-
-    private void down(@Nullable Throwable cause) {
-        this.downUntil = saturatedAdd(now(), this.retryInterval.toNanos());
-        if (this.outage.compareAndSet(false, true)) {
-            String then = (this.onFailure == OnFailure.LOCAL) ? "serving calls from local buckets"
-                    : "rejecting calls";
-            String message = "Redis bucket store unavailable" + ((cause != null) ? " (" + cause + ")" : "")
-                    + "; " + then + " until it answers again, trying again every " + this.retryInterval;
-            logger.warn(message, cause);
-        }
-        else if (logger.isDebugEnabled()) {
-            logger.debug("Redis bucket store still unavailable", cause);
-        }
-    }
-
-    private void up() {
-        if (this.outage.get() && this.outage.compareAndSet(true, false)) {
-            logger.info("Redis bucket store answers again; buckets are shared again");
-        }
-    }
-
-    private @Nullable Duration untilRetry() {
-        long wait = this.downUntil - now();
-        return (wait > 0) ? Duration.ofNanos(wait) : null;
+        this.redis.close();
     }
 
     private long nextVersion() {
-        long millis = this.clock.millis();
+        // Wall-clock millis: every instance orders the configurations it sets by the same time.
+        long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
-    }
-
-    private long now() {
-        Instant now = this.clock.instant();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return (((a ^ sum) & (b ^ sum)) < 0) ? Long.MAX_VALUE : sum;
     }
 
     @Override
@@ -325,10 +137,6 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         /** Refuse admissions ({@link BucketStoreUnavailableException}). */
         REJECT
 
-    }
-
-    /** The store's connection and the proxy manager on it. */
-    private record Connection(StatefulConnection<String, byte[]> connection, ProxyManager<String> proxyManager) {
     }
 
     /** A limit and the configuration version it was set with. */
@@ -373,7 +181,8 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
             }
             return execute((bucket) -> bucket.tryConsume(tokens), () -> {
                 throw new BucketStoreUnavailableException(
-                        "Redis bucket store unavailable for bucket '" + this.key + "'", untilRetry(), null);
+                        "Redis bucket store unavailable for bucket '" + this.key + "'",
+                        RedisBucketStore.this.redis.untilRetry(), null);
             });
         }
 
@@ -420,17 +229,18 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         }
 
         private <T> T execute(Function<TokenBucket, T> operation, Supplier<T> whenRejecting) {
-            Connection current = available();
+            RedisConnector redis = RedisBucketStore.this.redis;
+            Connection current = redis.available();
             if (current != null) {
                 try {
                     T result = operation.apply(remote(current));
-                    up();
+                    redis.answered();
                     return result;
                 }
                 catch (RuntimeException ex) {
                     // An interrupted caller says nothing about Redis.
                     if (!Thread.currentThread().isInterrupted()) {
-                        down(ex);
+                        redis.failed(ex);
                     }
                 }
             }

@@ -7,7 +7,7 @@ import java.util.random.RandomGenerator;
 
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
-import io.github.llmthrottle.time.Sleeper;
+import io.github.llmthrottle.time.TimeSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -57,7 +57,7 @@ public final class RetryEngine {
 
     private final RetrySettings settings;
 
-    private final Sleeper sleeper;
+    private final TimeSource time;
 
     private final BackOff backOff;
 
@@ -68,25 +68,25 @@ public final class RetryEngine {
     /**
      * Creates an engine with no listener.
      * @param settings the retry settings
-     * @param sleeper how to sleep between attempts
+     * @param time sleeps between attempts
      * @param random the source of jitter, safe for concurrent use (e.g.
      * {@code ThreadLocalRandom.current()})
      */
-    public RetryEngine(RetrySettings settings, Sleeper sleeper, RandomGenerator random) {
-        this(settings, sleeper, random, RetryListener.NONE);
+    public RetryEngine(RetrySettings settings, TimeSource time, RandomGenerator random) {
+        this(settings, time, random, RetryListener.NONE);
     }
 
     /**
      * Creates an engine.
      * @param settings the retry settings
-     * @param sleeper how to sleep between attempts
+     * @param time sleeps between attempts
      * @param random the source of jitter, safe for concurrent use (e.g.
      * {@code ThreadLocalRandom.current()})
      * @param listener observes retries and server waits
      */
-    public RetryEngine(RetrySettings settings, Sleeper sleeper, RandomGenerator random, RetryListener listener) {
+    public RetryEngine(RetrySettings settings, TimeSource time, RandomGenerator random, RetryListener listener) {
         this.settings = settings;
-        this.sleeper = sleeper;
+        this.time = time;
         this.backOff = new BackOff(settings, random);
         this.listener = listener;
         this.template = new RetryTemplate();
@@ -298,7 +298,7 @@ public final class RetryEngine {
                 if (Thread.currentThread().isInterrupted()) {
                     throw new InterruptedException();
                 }
-                RetryEngine.this.sleeper.sleep(wait);
+                RetryEngine.this.time.sleep(wait);
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();

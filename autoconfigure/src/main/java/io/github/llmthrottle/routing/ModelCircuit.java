@@ -1,12 +1,12 @@
 package io.github.llmthrottle.routing;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.retry.Classification.Outcome;
+import io.github.llmthrottle.time.Nanos;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  * frees its place.</li>
  * </ul>
  * Outcomes of attempts that started before the last change of state are ignored, so a burst of
- * late failures cannot reopen a circuit that probes have just closed. Time comes from the injected
- * {@link Clock}. Thread-safe; the lock is never held while waiting.
+ * late failures cannot reopen a circuit that probes have just closed. Time comes from the monotonic
+ * clock of the injected {@link TimeSource}. Thread-safe; the lock is never held while waiting.
  */
 public final class ModelCircuit {
 
@@ -41,7 +41,7 @@ public final class ModelCircuit {
 
     private final CircuitSettings settings;
 
-    private final Clock clock;
+    private final TimeSource timeSource;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -53,7 +53,8 @@ public final class ModelCircuit {
 
     private int consecutiveFailures;
 
-    private Instant openUntil = Instant.MIN;
+    /** While open, when the open wait ends, in nanoseconds of the time source's monotonic clock. */
+    private long openUntil = Long.MIN_VALUE;
 
     private int probesInFlight;
 
@@ -64,13 +65,13 @@ public final class ModelCircuit {
      * @param client the client name, for exceptions
      * @param model the model name, for exceptions
      * @param settings when to open and how to probe
-     * @param clock the time source
+     * @param timeSource the time source
      */
-    public ModelCircuit(String client, String model, CircuitSettings settings, Clock clock) {
+    public ModelCircuit(String client, String model, CircuitSettings settings, TimeSource timeSource) {
         this.client = client;
         this.model = model;
         this.settings = settings;
-        this.clock = clock;
+        this.timeSource = timeSource;
     }
 
     /**
@@ -92,7 +93,7 @@ public final class ModelCircuit {
     public CircuitState state() {
         this.lock.lock();
         try {
-            advance(this.clock.instant());
+            advance(this.timeSource.nanoTime());
             return this.state;
         }
         finally {
@@ -107,7 +108,7 @@ public final class ModelCircuit {
     public boolean isCallPermitted() {
         this.lock.lock();
         try {
-            advance(this.clock.instant());
+            advance(this.timeSource.nanoTime());
             return switch (this.state) {
                 case CLOSED -> true;
                 case OPEN -> false;
@@ -126,9 +127,9 @@ public final class ModelCircuit {
     public @Nullable Duration remainingOpenTime() {
         this.lock.lock();
         try {
-            Instant now = this.clock.instant();
+            long now = this.timeSource.nanoTime();
             advance(now);
-            return (this.state == CircuitState.OPEN) ? Duration.between(now, this.openUntil) : null;
+            return (this.state == CircuitState.OPEN) ? restOfOpenWait(now) : null;
         }
         finally {
             this.lock.unlock();
@@ -160,7 +161,7 @@ public final class ModelCircuit {
     public Permission acquire() {
         this.lock.lock();
         try {
-            Instant now = this.clock.instant();
+            long now = this.timeSource.nanoTime();
             advance(now);
             switch (this.state) {
                 case CLOSED:
@@ -172,7 +173,7 @@ public final class ModelCircuit {
                     }
                     throw new CircuitOpenException(this.client, this.model, null);
                 default:
-                    throw new CircuitOpenException(this.client, this.model, Duration.between(now, this.openUntil));
+                    throw new CircuitOpenException(this.client, this.model, restOfOpenWait(now));
             }
         }
         finally {
@@ -180,25 +181,30 @@ public final class ModelCircuit {
         }
     }
 
-    private void advance(Instant now) {
-        if (this.state == CircuitState.OPEN && !now.isBefore(this.openUntil)) {
+    private void advance(long now) {
+        if (this.state == CircuitState.OPEN && now >= this.openUntil) {
             transition(CircuitState.HALF_OPEN, now);
         }
     }
 
-    private void transition(CircuitState next, Instant now) {
+    private Duration restOfOpenWait(long now) {
+        return Duration.ofNanos(Nanos.saturatedSubtract(this.openUntil, now));
+    }
+
+    private void transition(CircuitState next, long now) {
         this.state = next;
         this.epoch++;
         this.consecutiveFailures = 0;
         this.probesInFlight = 0;
         this.probesSucceeded = 0;
-        this.openUntil = (next == CircuitState.OPEN) ? now.plus(this.settings.openWait()) : Instant.MIN;
+        this.openUntil = (next == CircuitState.OPEN) ? Nanos.saturatedAdd(now, Nanos.of(this.settings.openWait()))
+                : Long.MIN_VALUE;
     }
 
     private void complete(Permission permission, @Nullable Outcome outcome) {
         this.lock.lock();
         try {
-            Instant now = this.clock.instant();
+            long now = this.timeSource.nanoTime();
             if (permission.epoch != this.epoch) {
                 return;
             }

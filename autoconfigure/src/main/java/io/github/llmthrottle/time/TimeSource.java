@@ -14,7 +14,7 @@ import java.util.concurrent.locks.Condition;
  * duration measured) and the ways to wait. Injected everywhere, so that whole-context tests run
  * on a fake time source instead of sleeping; {@link #system()} outside tests.
  */
-public interface TimeSource extends Sleeper {
+public interface TimeSource {
 
     /**
      * The time of this machine.
@@ -36,6 +36,14 @@ public interface TimeSource extends Sleeper {
      * @return the monotonic time
      */
     long nanoTime();
+
+    /**
+     * Sleeps on the calling thread (between retries); a zero or negative duration returns at
+     * once. The core never calls {@link Thread#sleep} directly.
+     * @param duration how long to wait
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    void sleep(Duration duration) throws InterruptedException;
 
     /**
      * Waits until {@code condition} is signalled or about {@code nanos} have passed on this time

@@ -1,15 +1,20 @@
 package io.github.llmthrottle.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.retry.Jitter;
+import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -106,6 +111,24 @@ class LlmThrottleAutoConfigurationTests {
         this.runner.withUserConfiguration(UserBeans.class)
             .withPropertyValues("llm.throttle.clients.a.provider=anthropic")
             .run((context) -> assertThat(context.getBean(TokenEstimator.class)).isSameAs(UserBeans.ESTIMATOR));
+    }
+
+    @Test
+    void limitersRunOnTheSystemTimeSourceByDefault() {
+        this.runner.run((context) -> assertThat(context.getBean(TimeSource.class)).isSameAs(TimeSource.system()));
+    }
+
+    @Test
+    void aUserDefinedTimeSourceTimesTheLimiters() {
+        this.runner.withUserConfiguration(UserTimeSource.class)
+            .withPropertyValues("llm.throttle.clients.a.provider=anthropic",
+                    "llm.throttle.clients.a.models.opus.requests-per-minute=10")
+            .run((context) -> {
+                assertThat(context.getBean(TimeSource.class)).isSameAs(UserTimeSource.CLOCK);
+                ModelLimiter limiter = context.getBean(LimiterRegistry.class).limiter("a", "opus");
+                limiter.pause(Duration.ofSeconds(5));
+                assertThat(limiter.state().pausedUntil()).isEqualTo(Instant.parse("2026-01-01T00:00:05Z"));
+            });
     }
 
     @Test
@@ -254,6 +277,18 @@ class LlmThrottleAutoConfigurationTests {
         @Bean
         RestClient anthropicRestClient() {
             return CLIENT;
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserTimeSource {
+
+        static final FakeClock CLOCK = FakeClock.at("2026-01-01T00:00:00Z");
+
+        @Bean
+        TimeSource userTimeSource() {
+            return CLOCK;
         }
 
     }

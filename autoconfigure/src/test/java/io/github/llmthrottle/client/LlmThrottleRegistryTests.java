@@ -1,7 +1,6 @@
 package io.github.llmthrottle.client;
 
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -9,7 +8,6 @@ import java.util.Map;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
@@ -62,9 +60,8 @@ class LlmThrottleRegistryTests {
                 new ClientSettings(name, ProviderDialect.GENERIC, URI.create(url), null, Duration.ofSeconds(1),
                         Duration.ofSeconds(1), Map.of(), null, ModelLimits.UNLIMITED, Map.of(), RetrySettings.DEFAULTS)));
         ThrottleSettings settings = new ThrottleSettings(clients, 10, Duration.ofSeconds(1), null, Map.of());
-        Clock clock = Clock.systemUTC();
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(1),
-                (tenant) -> null, new LocalBucketStore(clock), clock, WaitStrategy.CONDITION);
+                (tenant) -> null, new LocalBucketStore(TimeSource.system()), TimeSource.system());
         return LlmThrottleRegistry.create(settings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE,
                 TimeSource.system(), new CompositeThrottleObserver(java.util.List.of()));
     }

@@ -260,8 +260,7 @@ class ThrottledClientTests {
         ThrottleSettings settings = new ThrottleSettings(Map.of("anthropic", clientSettings), 10,
                 Duration.ofSeconds(30), null, Map.of());
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(30),
-                (tenant) -> null, new LocalBucketStore(this.clock), this.clock,
-                (condition, nanos) -> this.time.await(condition, nanos));
+                (tenant) -> null, new LocalBucketStore(this.time), this.time);
         ThrottleMetrics metrics = new ThrottleMetrics(this.meters, settings, limiters, ThrottleMetricsOptions.DEFAULTS);
         ThrottleObserver recorder = new ThrottleObserver() {
 

@@ -17,8 +17,7 @@ class LimiterRegistryTests {
             Map.of("anthropic",
                     new ClientLimits(new ModelLimits(50L, null, null, null),
                             Map.of("opus", new ModelLimits(10L, 30_000L, 8_000L, 4)))),
-            100, Duration.ofSeconds(30), (tenant) -> null, new LocalBucketStore(this.clock), this.clock,
-            WaitStrategy.CONDITION);
+            100, Duration.ofSeconds(30), (tenant) -> null, new LocalBucketStore(this.clock), this.clock);
 
     @Test
     void listedModelsHaveALimiterFromTheStart() {

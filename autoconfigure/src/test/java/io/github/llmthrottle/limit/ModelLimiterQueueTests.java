@@ -43,7 +43,7 @@ class ModelLimiterQueueTests {
 
     private ModelLimiter limiter(ModelLimits limits) {
         return new ModelLimiter("anthropic", "opus", limits, this.capacity, Duration.ofMinutes(10), this.tenants,
-                this.store, this.clock, new PollingWaits());
+                this.store, new PollingWaits(this.clock));
     }
 
     private AsyncAcquire enqueue(ModelLimiter limiter, Priority priority, @Nullable String tenant, long input) {

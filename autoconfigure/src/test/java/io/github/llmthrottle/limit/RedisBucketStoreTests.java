@@ -222,7 +222,7 @@ class RedisBucketStoreTests {
     private LimiterRegistry registry(BucketStore store, Long rpm, Long itpm) {
         return new LimiterRegistry(
                 Map.of("anthropic", new ClientLimits(null, Map.of("opus", new ModelLimits(rpm, itpm, null, null)))),
-                100, Duration.ZERO, (tenant) -> null, store, this.clock, WaitStrategy.CONDITION);
+                100, Duration.ZERO, (tenant) -> null, store, this.clock);
     }
 
     private RedisBucketStore store(int port, RedisBucketStore.OnFailure onFailure) {

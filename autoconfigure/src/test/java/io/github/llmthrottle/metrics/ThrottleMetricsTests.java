@@ -14,7 +14,6 @@ import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification.Outcome;
@@ -45,8 +44,7 @@ class ThrottleMetricsTests {
             10, Duration.ofSeconds(1), null, Map.of());
 
     private final LimiterRegistry limiters = new LimiterRegistry(this.settings.clientLimits(), 10,
-            Duration.ofSeconds(1), (tenant) -> null, new LocalBucketStore(this.clock), this.clock,
-            WaitStrategy.CONDITION);
+            Duration.ofSeconds(1), (tenant) -> null, new LocalBucketStore(this.clock), this.clock);
 
     @Test
     void configuredModelsHaveTheirGaugesAndCountersAtStartup() {

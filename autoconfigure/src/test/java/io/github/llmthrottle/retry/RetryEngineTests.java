@@ -17,6 +17,7 @@ import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.SleeplessTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -367,8 +368,8 @@ class RetryEngineTests {
     @Test
     void stopsWhenInterruptedBeforeAZeroWait() {
         assertThatExceptionOfType(InterruptedIOException.class)
-            .isThrownBy(() -> new RetryEngine(NO_JITTER, (duration) -> {
-            }, BackOffTests.fixed(0.5)).execute("azure", "gpt", (retryCount) -> {
+            .isThrownBy(() -> new RetryEngine(NO_JITTER, new SleeplessTimeSource((duration) -> {
+            }), BackOffTests.fixed(0.5)).execute("azure", "gpt", (retryCount) -> {
                 Thread.currentThread().interrupt();
                 return respond(response(503, "retry-after", "0"));
             }));

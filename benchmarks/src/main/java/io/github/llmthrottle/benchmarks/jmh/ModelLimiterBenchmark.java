@@ -1,6 +1,5 @@
 package io.github.llmthrottle.benchmarks.jmh;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -10,7 +9,7 @@ import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.limit.WaitStrategy;
+import io.github.llmthrottle.time.TimeSource;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,7 +40,7 @@ public class ModelLimiterBenchmark {
 
     private final ModelLimiter limiter = new ModelLimiter("anthropic", "claude-sonnet-4-5",
             new ModelLimits(NEVER_BINDS, NEVER_BINDS, NEVER_BINDS, null), 1000, Duration.ofSeconds(30),
-            (tenant) -> null, new LocalBucketStore(Clock.systemUTC()), Clock.systemUTC(), WaitStrategy.CONDITION);
+            (tenant) -> null, new LocalBucketStore(TimeSource.system()), TimeSource.system());
 
     private final AdmissionRequest request = new AdmissionRequest(Priority.NORMAL, null, 512, 1024, null);
 

@@ -2,7 +2,6 @@ package io.github.llmthrottle.benchmarks.memory;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,8 +26,8 @@ import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.limit.WaitStrategy;
 import io.github.llmthrottle.test.LlmSimulator;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.WebApplicationType;
@@ -133,7 +132,7 @@ public final class WaiterMemory {
         warmClient.close();
         warmBare.close();
 
-        LocalBucketStore store = new LocalBucketStore(Clock.systemUTC());
+        LocalBucketStore store = new LocalBucketStore(TimeSource.system());
         List<ModelLimiter> many = new ArrayList<>();
         many.add(limiter("warm-up", 1000, store));
         long without = usedHeapAfterGc();
@@ -165,7 +164,7 @@ public final class WaiterMemory {
 
     private static ModelLimiter limiter(String model, int queueCapacity, LocalBucketStore store) {
         return new ModelLimiter("anthropic", model, new ModelLimits(1L, 60_000L, 60_000L, null), queueCapacity,
-                MAX_WAIT, (tenant) -> null, store, Clock.systemUTC(), WaitStrategy.CONDITION);
+                MAX_WAIT, (tenant) -> null, store, TimeSource.system());
     }
 
     /**
@@ -174,7 +173,7 @@ public final class WaiterMemory {
      * @param label what to print, {@code null} for a silent warm-up round
      */
     private static void limiterWaiters(int count, @Nullable String label) throws Exception {
-        ModelLimiter limiter = limiter(MODEL, count, new LocalBucketStore(Clock.systemUTC()));
+        ModelLimiter limiter = limiter(MODEL, count, new LocalBucketStore(TimeSource.system()));
         // the one request of the minute: nothing else is admitted until it refills
         Permit held = limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 100, 64, null));
         measure(count, label, () -> limiter.state().queued().total(), () -> {

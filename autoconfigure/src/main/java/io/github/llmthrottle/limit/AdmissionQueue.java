@@ -1,0 +1,241 @@
+package io.github.llmthrottle.limit;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.Condition;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.time.Nanos;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The bounded priority queue in front of one {@link ModelLimiter}: the calls of one client and
+ * model waiting for admission, in the order in which they will be admitted.
+ *
+ * <p>The queue is bounded by its capacity over all priorities (a call that cannot be admitted at
+ * once and finds the queue full fails with {@link io.github.llmthrottle.QueueFullException}). It
+ * is ordered by <em>virtual arrival time</em>: the arrival time plus {@link #PRIORITY_STEP} for
+ * {@code NORMAL} and twice that for {@code BATCH}, then by arrival. So priorities are strict among
+ * calls that arrived within one step of each other, FIFO holds within a priority, and waiting ages
+ * a call: a {@code BATCH} call that has waited more than two steps (60 s) is ahead of a
+ * {@code REALTIME} call arriving now, and never starves.
+ *
+ * <p>The limiter's {@link AdmissionGate} says of each waiter, in this order, whether it can go
+ * now ({@link #dispatch(long, AdmissionGate)}). Nobody behind a call held back by the model's
+ * resources goes ahead of it (a small call does not overtake a large one forever). A call held
+ * back only by its own tenant's buckets (the model could admit it) keeps its place, but later
+ * calls of <em>other</em> tenants (or without tenant) that the model and their tenants can admit
+ * go ahead of it; later calls of the same tenant do not, so each tenant stays FIFO.
+ *
+ * <p>Every waiter waits on a {@link Condition} of the limiter's lock until it is signalled or its
+ * deadline passes; only the head of the queue also waits with a timer, for the next moment at
+ * which time alone could let a call go ({@link #waitUntil(Waiter)}), so that a long queue does not
+ * wake up all at once. Times are nanoseconds of the limiter's monotonic clock. Not thread-safe:
+ * the owning {@link ModelLimiter} guards it with its lock.
+ */
+final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
+
+    /** How much later than its arrival a call of each lower priority is ranked. */
+    static final Duration PRIORITY_STEP = Duration.ofSeconds(30);
+
+    private final int capacity;
+
+    private final TreeSet<Waiter> waiters = new TreeSet<>(
+            Comparator.comparingLong((Waiter waiter) -> waiter.rank).thenComparingLong((waiter) -> waiter.sequence));
+
+    private final int[] queuedByPriority = new int[Priority.values().length];
+
+    private long sequence;
+
+    private @Nullable Waiter timerOwner;
+
+    private long nextWake = Long.MAX_VALUE;
+
+    AdmissionQueue(int capacity) {
+        this.capacity = capacity;
+    }
+
+    /** Most calls waiting at once, all priorities together. */
+    int capacity() {
+        return this.capacity;
+    }
+
+    /** The virtual arrival time of a call of {@code priority} arriving at {@code arrival}. */
+    static long rank(Priority priority, long arrival) {
+        return Nanos.saturatedAdd(arrival, priority.ordinal() * PRIORITY_STEP.toNanos());
+    }
+
+    /** Puts a call in its place; it waits on {@code condition} until {@code deadline}. */
+    Waiter add(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long arrival, long deadline,
+            Condition condition) {
+        Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), arrival),
+                deadline, condition);
+        this.waiters.add(waiter);
+        this.queuedByPriority[request.priority().ordinal()]++;
+        return waiter;
+    }
+
+    /** Whether more calls wait than the capacity allows. */
+    boolean isOverCapacity() {
+        return this.waiters.size() > this.capacity;
+    }
+
+    /** Takes a waiter out of the queue, if it is still in it. */
+    void remove(Waiter waiter) {
+        if (this.waiters.remove(waiter)) {
+            this.queuedByPriority[waiter.request.priority().ordinal()]--;
+        }
+    }
+
+    boolean isEmpty() {
+        return this.waiters.isEmpty();
+    }
+
+    @Nullable Waiter head() {
+        return this.waiters.isEmpty() ? null : this.waiters.first();
+    }
+
+    /** The waiters in queue order, read-only. */
+    @Override
+    public Iterator<Waiter> iterator() {
+        return Collections.unmodifiableCollection(this.waiters).iterator();
+    }
+
+    /**
+     * Admits every waiter that {@code gate} lets through, in queue order and by the rules of the
+     * class description, and has the head of the queue wait with a timer for the earliest moment
+     * at which time alone may let a call go.
+     */
+    void dispatch(long now, AdmissionGate gate) {
+        long wake = Long.MAX_VALUE;
+        Set<String> blockedTenants = null;
+        Iterator<Waiter> iterator = this.waiters.iterator();
+        while (iterator.hasNext()) {
+            Waiter waiter = iterator.next();
+            String tenant = waiter.request.tenant();
+            if (blockedTenants != null && tenant != null && blockedTenants.contains(tenant)) {
+                waiter.blockedBy = Blocker.TENANT;
+                continue;
+            }
+            long retry = gate.examine(waiter, now);
+            if (waiter.permit != null || waiter.failure != null) {
+                iterator.remove();
+                this.queuedByPriority[waiter.request.priority().ordinal()]--;
+                continue;
+            }
+            wake = Math.min(wake, retry);
+            if (waiter.blockedBy != Blocker.TENANT || tenant == null) {
+                break;
+            }
+            if (blockedTenants == null) {
+                blockedTenants = new HashSet<>();
+            }
+            blockedTenants.add(tenant);
+        }
+        scheduleWake(wake);
+    }
+
+    /** Holds every waiter until {@code until} (a pause of the model): none is even looked at. */
+    void holdUntil(long until) {
+        Waiter head = head();
+        if (head != null) {
+            head.blockedBy = Blocker.MODEL;
+        }
+        scheduleWake(until);
+    }
+
+    /**
+     * Until when a waiter waits before it looks again: the head of the queue until the next wake
+     * or its deadline, whichever comes first, the others until their deadline.
+     */
+    long waitUntil(Waiter waiter) {
+        return (waiter == this.timerOwner) ? Math.min(waiter.deadline, this.nextWake) : waiter.deadline;
+    }
+
+    /**
+     * Makes the head of the queue the one waiter that waits with a timer, until {@code wake}
+     * (the next moment time alone could let a call go, {@link Long#MAX_VALUE} for none), and
+     * signals it if the head or the time changed.
+     */
+    private void scheduleWake(long wake) {
+        Waiter head = head();
+        if (head != this.timerOwner || wake != this.nextWake) {
+            this.timerOwner = head;
+            this.nextWake = wake;
+            if (head != null) {
+                head.condition.signal();
+            }
+        }
+    }
+
+    /** The waiting calls per priority, for the limiter's state. */
+    LimiterState.Queued queued() {
+        return new LimiterState.Queued(this.queuedByPriority[Priority.REALTIME.ordinal()],
+                this.queuedByPriority[Priority.NORMAL.ordinal()], this.queuedByPriority[Priority.BATCH.ordinal()]);
+    }
+
+    /** What last held a waiting call back, to name the right failure when it times out. */
+    enum Blocker {
+
+        QUEUE, MODEL, TENANT
+
+    }
+
+    /**
+     * A call waiting in the queue, and what became of it: the limiter sets its permit or its
+     * failure and signals it, or the call gives up when its deadline passes.
+     */
+    static final class Waiter {
+
+        final AdmissionRequest request;
+
+        final @Nullable BucketSet tenant;
+
+        final Duration maxWait;
+
+        final long sequence;
+
+        final long rank;
+
+        final long deadline;
+
+        final Condition condition;
+
+        @Nullable LimiterPermit permit;
+
+        @Nullable LlmThrottleException failure;
+
+        Blocker blockedBy = Blocker.QUEUE;
+
+        private Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long sequence,
+                long rank, long deadline, Condition condition) {
+            this.request = request;
+            this.tenant = tenant;
+            this.maxWait = maxWait;
+            this.sequence = sequence;
+            this.rank = rank;
+            this.deadline = deadline;
+            this.condition = condition;
+        }
+
+        /** Hands the call its permit and wakes it; the queue then takes it out. */
+        void admit(LimiterPermit permit) {
+            this.permit = permit;
+            this.condition.signal();
+        }
+
+        /** Fails the call and wakes it; the queue then takes it out. */
+        void fail(LlmThrottleException failure) {
+            this.failure = failure;
+            this.condition.signal();
+        }
+
+    }
+
+}

@@ -1,0 +1,70 @@
+package io.github.llmthrottle.limit;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The {@link Permit} of an attempt a {@link ModelLimiter} admitted: its {@link Reservation} in the
+ * buckets and its slot in the {@link AdaptiveConcurrency}. Settling and releasing change them
+ * with the limiter's lock held and let the limiter admit whoever can go next.
+ */
+final class LimiterPermit implements Permit {
+
+    private final ModelLimiter limiter;
+
+    private final Reservation reservation;
+
+    private final AdaptiveConcurrency concurrency;
+
+    private final long admittedAt;
+
+    private final int inFlightAtAdmission;
+
+    /** Set once, by the first release (or revocation): later ones do nothing. */
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    /**
+     * Creates the permit of an attempt admitted at {@code admittedAt}.
+     * @param limiter the limiter that admitted it
+     * @param reservation what it took from the buckets
+     * @param concurrency where it holds a slot
+     * @param admittedAt when it was admitted, in nanoseconds of the limiter's clock
+     * @param inFlightAtAdmission the calls in flight when it was admitted, itself included
+     */
+    LimiterPermit(ModelLimiter limiter, Reservation reservation, AdaptiveConcurrency concurrency, long admittedAt,
+            int inFlightAtAdmission) {
+        this.limiter = limiter;
+        this.reservation = reservation;
+        this.concurrency = concurrency;
+        this.admittedAt = admittedAt;
+        this.inFlightAtAdmission = inFlightAtAdmission;
+    }
+
+    @Override
+    public void settle(long inputTokens, long outputTokens) {
+        if (inputTokens < 0 || outputTokens < 0) {
+            throw new IllegalArgumentException(
+                    "Token counts must not be negative: input=" + inputTokens + ", output=" + outputTokens);
+        }
+        this.limiter.update((now) -> this.reservation.settle(inputTokens, outputTokens));
+    }
+
+    @Override
+    public void release(Outcome outcome) {
+        if (this.released.compareAndSet(false, true)) {
+            this.limiter.update((now) -> this.concurrency.release(this.admittedAt, now, this.inFlightAtAdmission,
+                    outcome));
+        }
+    }
+
+    /**
+     * Undoes the admission of an attempt that never went out (its caller left the queue before
+     * it saw the permit). Called with the limiter's lock held.
+     */
+    void revoke() {
+        if (this.released.compareAndSet(false, true)) {
+            this.concurrency.revoke();
+            this.reservation.cancel();
+        }
+    }
+
+}

@@ -1,0 +1,260 @@
+package io.github.llmthrottle.limit;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.llmthrottle.time.Nanos;
+import io.github.llmthrottle.time.TimeSource;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The connection of one {@link RedisBucketStore} to Redis, and whether to use it now: the
+ * Bucket4j-Lettuce side of the store, apart from what the store does without Redis.
+ *
+ * <p>It opens a connection of its own through the given client ({@link RedisClient} or
+ * {@link RedisClusterClient}), on a background thread: the constructor waits for it for at most
+ * the client's connect timeout, later attempts (after a failed one) for at most the command
+ * timeout, and every Redis command has that timeout too. When Redis cannot be reached (no
+ * connection yet, connection lost, a command failing or timing out) {@link #available()} says to
+ * do without it for {@code retryInterval}, then tries again; Lettuce reconnects a lost connection
+ * in the background, and while it is not connected nobody waits for it. One warning is logged
+ * per outage, and one message when Redis answers again (under the store's logger). The back-off
+ * runs on the monotonic clock of the {@link TimeSource}; Bucket4j reads its wall clock.
+ */
+final class RedisConnector implements AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
+
+    /** How long a key outlives the moment its bucket would be full again. */
+    private static final Duration KEEP_AFTER_REFILL = Duration.ofSeconds(10);
+
+    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+
+    private final AbstractRedisClient client;
+
+    private final Duration timeout;
+
+    private final Duration retryInterval;
+
+    private final String withoutRedis;
+
+    private final TimeSource timeSource;
+
+    private final ExecutorService connector;
+
+    private final AtomicReference<@Nullable CompletableFuture<Connection>> connecting = new AtomicReference<>();
+
+    private final AtomicBoolean outage = new AtomicBoolean();
+
+    private volatile @Nullable Connection connection;
+
+    private volatile long downUntil = Long.MIN_VALUE;
+
+    private volatile boolean closed;
+
+    /**
+     * Starts connecting, and waits for the connection for at most the client's connect timeout.
+     * @param client the client to open the connection with; it stays the caller's
+     * @param timeout longest wait for one Redis command, and for the connection
+     * @param retryInterval how long to do without Redis after a failure before trying it again
+     * @param withoutRedis what the store does without Redis, for the outage warning
+     * @param timeSource time of the buckets (its wall clock) and of the back-off (its monotonic
+     * clock)
+     */
+    RedisConnector(AbstractRedisClient client, Duration timeout, Duration retryInterval, String withoutRedis,
+            TimeSource timeSource) {
+        this.client = client;
+        this.timeout = timeout;
+        this.retryInterval = retryInterval;
+        this.withoutRedis = withoutRedis;
+        this.timeSource = timeSource;
+        this.connector = Executors.newSingleThreadExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, "llm-throttle-redis-connect");
+            thread.setDaemon(true);
+            return thread;
+        });
+        // Wait for the connection here (at startup) rather than send the first calls to local
+        // buckets while it opens; the client's connect timeout bounds the wait.
+        awaitConnection(client.getOptions().getSocketOptions().getConnectTimeout());
+    }
+
+    /**
+     * The connection to use now.
+     * @return the connection, or {@code null} to do without Redis
+     */
+    @Nullable Connection available() {
+        if (this.closed || now() < this.downUntil) {
+            return null;
+        }
+        Connection current = this.connection;
+        if (current == null) {
+            current = awaitConnection(this.timeout);
+            if (current == null) {
+                return null;
+            }
+        }
+        if (!current.connection().isOpen()) {
+            // Lettuce is reconnecting in the background: do not queue commands behind it.
+            if (!this.client.getOptions().isAutoReconnect()) {
+                // Nobody reconnects this one: open a new connection on the next try.
+                CompletableFuture<Connection> attempt = this.connecting.get();
+                this.connection = null;
+                if (attempt != null) {
+                    this.connecting.compareAndSet(attempt, null);
+                }
+                current.connection().close();
+            }
+            failed(null);
+            return null;
+        }
+        return current;
+    }
+
+    /**
+     * Records that Redis did not answer: do without it for {@code retryInterval}.
+     * @param cause what went wrong, if known
+     */
+    void failed(@Nullable Throwable cause) {
+        this.downUntil = Nanos.saturatedAdd(now(), this.retryInterval.toNanos());
+        if (this.outage.compareAndSet(false, true)) {
+            String message = "Redis bucket store unavailable" + ((cause != null) ? " (" + cause + ")" : "") + "; "
+                    + this.withoutRedis + " until it answers again, trying again every " + this.retryInterval;
+            logger.warn(message, cause);
+        }
+        else if (logger.isDebugEnabled()) {
+            logger.debug("Redis bucket store still unavailable", cause);
+        }
+    }
+
+    /** Records that Redis answered, ending an outage. */
+    void answered() {
+        if (this.outage.get() && this.outage.compareAndSet(true, false)) {
+            logger.info("Redis bucket store answers again; buckets are shared again");
+        }
+    }
+
+    /** Whether an outage is going on (until Redis answers again). */
+    boolean isDown() {
+        return this.outage.get();
+    }
+
+    /** How long until Redis is tried again, {@code null} if it may be tried now. */
+    @Nullable Duration untilRetry() {
+        long wait = Nanos.saturatedSubtract(this.downUntil, now());
+        return (wait > 0) ? Duration.ofNanos(wait) : null;
+    }
+
+    /** Closes the connection; the client stays open. */
+    @Override
+    public void close() {
+        this.closed = true;
+        this.connector.shutdownNow();
+        CompletableFuture<Connection> attempt = this.connecting.get();
+        if (attempt != null) {
+            attempt.thenAccept((opened) -> opened.connection().close());
+        }
+    }
+
+    private CompletableFuture<Connection> connectAttempt() {
+        while (true) {
+            CompletableFuture<Connection> attempt = this.connecting.get();
+            if (attempt != null) {
+                return attempt;
+            }
+            CompletableFuture<Connection> created = new CompletableFuture<>();
+            if (this.connecting.compareAndSet(null, created)) {
+                try {
+                    this.connector.execute(() -> {
+                        try {
+                            created.complete(open());
+                        }
+                        catch (RuntimeException ex) {
+                            created.completeExceptionally(ex);
+                        }
+                    });
+                }
+                catch (RejectedExecutionException ex) {
+                    created.completeExceptionally(ex);
+                }
+                return created;
+            }
+        }
+    }
+
+    private Connection open() {
+        StatefulConnection<String, byte[]> opened;
+        Bucket4jLettuce.LettuceBasedProxyManagerBuilder<String> builder;
+        if (this.client instanceof RedisClusterClient cluster) {
+            StatefulRedisClusterConnection<String, byte[]> clusterConnection = cluster.connect(CODEC);
+            opened = clusterConnection;
+            builder = Bucket4jLettuce.casBasedBuilder(clusterConnection);
+        }
+        else {
+            StatefulRedisConnection<String, byte[]> redisConnection = ((RedisClient) this.client).connect(CODEC);
+            opened = redisConnection;
+            builder = Bucket4jLettuce.casBasedBuilder(redisConnection);
+        }
+        ProxyManager<String> proxyManager = builder
+            .clientClock(new LocalBucketStore.ClockTimeMeter(this.timeSource.clock()))
+            .requestTimeout(this.timeout)
+            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_REFILL))
+            .build();
+        if (this.closed) {
+            opened.close();
+            throw new IllegalStateException("RedisBucketStore is closed");
+        }
+        return new Connection(opened, proxyManager);
+    }
+
+    private @Nullable Connection awaitConnection(Duration wait) {
+        CompletableFuture<Connection> attempt = connectAttempt();
+        try {
+            Connection opened = attempt.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            this.connection = opened;
+            return opened;
+        }
+        catch (TimeoutException ex) {
+            // Still connecting: let it go on in the background.
+            failed(ex);
+        }
+        catch (ExecutionException ex) {
+            this.connecting.compareAndSet(attempt, null);
+            failed(ex.getCause());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        return null;
+    }
+
+    private long now() {
+        return this.timeSource.nanoTime();
+    }
+
+    /** The store's connection and the proxy manager on it. */
+    record Connection(StatefulConnection<String, byte[]> connection, ProxyManager<String> proxyManager) {
+    }
+
+}
