@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
