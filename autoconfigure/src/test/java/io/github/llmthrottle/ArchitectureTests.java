@@ -1,21 +1,36 @@
 package io.github.llmthrottle;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * Keeps the core (limit, retry, routing, provider, time) free of Spring Boot, and the
- * auto-configuration free of logic that belongs in the core.
+ * Keeps the core (limit, retry, routing, provider, time) free of Spring Boot, the packages free of
+ * cycles, the wiring in {@code autoconfigure} where nothing else depends on it, and the
+ * auto-configuration classes shaped like Spring Boot's own (its build checks the same rules).
  */
 class ArchitectureTests {
 
+    /**
+     * The core packages that depend on neither Spring Boot nor Spring Web (HTTP types, RestClient).
+     * {@code retry}, {@code provider} and {@code client} join this list when the call pipeline no
+     * longer hands them Spring's HTTP types.
+     */
+    private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.limit..",
+            "io.github.llmthrottle.routing..", "io.github.llmthrottle.time.." };
+
+    /** The main classes of this module (not its tests, not the testkit's classes). */
     private static final JavaClasses CLASSES = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("io.github.llmthrottle");
+        .importUrl(LlmThrottleException.class.getProtectionDomain().getCodeSource().getLocation());
 
     @Test
     void coreDoesNotDependOnSpringBoot() {
@@ -26,6 +41,17 @@ class ArchitectureTests {
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage("org.springframework.boot..")
+            .check(CLASSES);
+    }
+
+    @Test
+    void corePackagesDependOnNeitherSpringBootNorSpringWeb() {
+        noClasses().that()
+            .resideInAnyPackage(CORE_PACKAGES)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.springframework.boot..", "org.springframework.http..",
+                    "org.springframework.web..")
             .check(CLASSES);
     }
 
@@ -49,6 +75,48 @@ class ArchitectureTests {
             .dependOnClassesThat()
             .resideInAnyPackage("org.springframework..")
             .check(CLASSES);
+    }
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        slices().matching("io.github.llmthrottle.(*)..").should().beFreeOfCycles().check(CLASSES);
+    }
+
+    @Test
+    void nothingOutsideTheAutoConfigurationDependsOnIt() {
+        noClasses().that()
+            .resideOutsideOfPackage("io.github.llmthrottle.autoconfigure..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .check(CLASSES);
+    }
+
+    @Test
+    void autoConfigurationClassesArePublicFinalAndAnnotatedWithAutoConfiguration() {
+        classes().that()
+            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .and()
+            .haveSimpleNameEndingWith("AutoConfiguration")
+            .should()
+            .beAnnotatedWith(AutoConfiguration.class)
+            .andShould()
+            .bePublic()
+            .andShould()
+            .haveModifier(JavaModifier.FINAL)
+            .check(CLASSES);
+        classes().that()
+            .areAnnotatedWith(AutoConfiguration.class)
+            .should()
+            .haveSimpleNameEndingWith("AutoConfiguration")
+            .andShould()
+            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .check(CLASSES);
+    }
+
+    @Test
+    void beanMethodsAreNotPublic() {
+        methods().that().areAnnotatedWith(Bean.class).should().notBePublic().check(CLASSES);
     }
 
 }
