@@ -1,7 +1,9 @@
 /**
  * User-facing types of llm-throttle: the {@link io.github.llmthrottle.Throttled} annotation,
- * {@link io.github.llmthrottle.Priority}, {@link io.github.llmthrottle.ThrottleContext} and the
- * {@link io.github.llmthrottle.LlmThrottleException} hierarchy.
+ * {@link io.github.llmthrottle.Priority}, {@link io.github.llmthrottle.ThrottleContext}, the
+ * {@link io.github.llmthrottle.LlmThrottleException} hierarchy, and the
+ * {@link io.github.llmthrottle.InvalidThrottleConfigurationException} that stops the application
+ * at startup when its configuration is invalid.
  */
 @NullMarked
 package io.github.llmthrottle;

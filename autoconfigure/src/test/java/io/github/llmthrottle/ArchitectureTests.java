@@ -1,43 +1,74 @@
 package io.github.llmthrottle;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * Keeps the core (limit, retry, routing, provider, time) free of Spring Boot, and the
- * auto-configuration free of logic that belongs in the core.
+ * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time) free of
+ * Spring Boot and Spring Web, the packages free of
+ * cycles, the wiring in {@code autoconfigure} where nothing else depends on it, and the
+ * auto-configuration classes shaped like Spring Boot's own (its build checks the same rules).
  */
 class ArchitectureTests {
 
+    /**
+     * The core packages: the call pipeline ({@code client}) and what it is made of. They depend on
+     * neither Spring Boot nor Spring Web (HTTP types, RestClient), so that every HTTP library is
+     * one adapter away; Spring Retry is the retry engine's own library and allowed.
+     */
+    private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.client..",
+            "io.github.llmthrottle.limit..", "io.github.llmthrottle.retry..", "io.github.llmthrottle.routing..",
+            "io.github.llmthrottle.provider..", "io.github.llmthrottle.time.." };
+
+    /** What the core is built upon by: adapters of HTTP libraries, integrations, wiring. */
+    private static final String[] ABOVE_THE_CORE = { "io.github.llmthrottle.autoconfigure..",
+            "io.github.llmthrottle.restclient..", "io.github.llmthrottle.annotation..",
+            "io.github.llmthrottle.actuate..", "io.github.llmthrottle.metrics.." };
+
+    /** The main classes of this module (not its tests, not the testkit's classes). */
     private static final JavaClasses CLASSES = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("io.github.llmthrottle");
+        .importUrl(LlmThrottleException.class.getProtectionDomain().getCodeSource().getLocation());
 
     @Test
-    void coreDoesNotDependOnSpringBoot() {
+    void corePackagesDependOnNeitherSpringBootNorSpringWeb() {
+        noClasses().that()
+            .resideInAnyPackage(CORE_PACKAGES)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.springframework.boot..", "org.springframework.http..",
+                    "org.springframework.web..")
+            .check(CLASSES);
+    }
+
+    @Test
+    void coreDoesNotDependOnAdaptersIntegrationsOrWiring() {
+        noClasses().that()
+            .resideInAnyPackage(CORE_PACKAGES)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(ABOVE_THE_CORE)
+            .check(CLASSES);
+    }
+
+    @Test
+    void partsOfThePipelineDoNotDependOnThePipeline() {
         noClasses().that()
             .resideInAnyPackage("io.github.llmthrottle.limit..", "io.github.llmthrottle.retry..",
                     "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..",
                     "io.github.llmthrottle.time..")
             .should()
             .dependOnClassesThat()
-            .resideInAnyPackage("org.springframework.boot..")
-            .check(CLASSES);
-    }
-
-    @Test
-    void coreDoesNotDependOnTheWiring() {
-        noClasses().that()
-            .resideInAnyPackage("io.github.llmthrottle.limit..", "io.github.llmthrottle.retry..",
-                    "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..")
-            .should()
-            .dependOnClassesThat()
-            .resideInAnyPackage("io.github.llmthrottle.autoconfigure..", "io.github.llmthrottle.client..",
-                    "io.github.llmthrottle.actuate..", "io.github.llmthrottle.metrics..")
+            .resideInAnyPackage("io.github.llmthrottle.client..")
             .check(CLASSES);
     }
 
@@ -49,6 +80,48 @@ class ArchitectureTests {
             .dependOnClassesThat()
             .resideInAnyPackage("org.springframework..")
             .check(CLASSES);
+    }
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        slices().matching("io.github.llmthrottle.(*)..").should().beFreeOfCycles().check(CLASSES);
+    }
+
+    @Test
+    void nothingOutsideTheAutoConfigurationDependsOnIt() {
+        noClasses().that()
+            .resideOutsideOfPackage("io.github.llmthrottle.autoconfigure..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .check(CLASSES);
+    }
+
+    @Test
+    void autoConfigurationClassesArePublicFinalAndAnnotatedWithAutoConfiguration() {
+        classes().that()
+            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .and()
+            .haveSimpleNameEndingWith("AutoConfiguration")
+            .should()
+            .beAnnotatedWith(AutoConfiguration.class)
+            .andShould()
+            .bePublic()
+            .andShould()
+            .haveModifier(JavaModifier.FINAL)
+            .check(CLASSES);
+        classes().that()
+            .areAnnotatedWith(AutoConfiguration.class)
+            .should()
+            .haveSimpleNameEndingWith("AutoConfiguration")
+            .andShould()
+            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .check(CLASSES);
+    }
+
+    @Test
+    void beanMethodsAreNotPublic() {
+        methods().that().areAnnotatedWith(Bean.class).should().notBePublic().check(CLASSES);
     }
 
 }

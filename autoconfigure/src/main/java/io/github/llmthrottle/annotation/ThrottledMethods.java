@@ -15,9 +15,9 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Throttled;
-import io.github.llmthrottle.autoconfigure.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottledClient;

@@ -1,5 +1,7 @@
 package io.github.llmthrottle.autoconfigure;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

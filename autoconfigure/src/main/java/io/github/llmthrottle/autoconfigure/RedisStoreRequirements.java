@@ -3,6 +3,7 @@ package io.github.llmthrottle.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Circuit;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Limits;

@@ -62,18 +62,6 @@ public final class ModelRouter {
         this.defaultMaxWait = defaultMaxWait;
     }
 
-    public String getClient() {
-        return this.client;
-    }
-
-    /**
-     * The candidates, in routing order.
-     * @return the candidates
-     */
-    public List<RouteCandidate> getCandidates() {
-        return this.candidates;
-    }
-
     /**
      * Routes one invocation.
      * @param <T> the result type

@@ -3,9 +3,9 @@ package io.github.llmthrottle.annotation;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.Throttled;
-import io.github.llmthrottle.autoconfigure.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

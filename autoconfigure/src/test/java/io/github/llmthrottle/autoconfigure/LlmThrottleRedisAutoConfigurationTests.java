@@ -12,6 +12,7 @@ import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.limit.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link LlmThrottleRedisAutoConfiguration} with Spring Boot's Redis auto-configuration, against
- * the Redis server on 127.0.0.1:6379.
+ * a real Redis server, the one {@link TestRedis} finds or starts.
  */
 class LlmThrottleRedisAutoConfigurationTests {
 
@@ -40,13 +41,13 @@ class LlmThrottleRedisAutoConfigurationTests {
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, HttpClientAutoConfiguration.class,
                 RestClientAutoConfiguration.class, LlmThrottleRedisAutoConfiguration.class,
                 LlmThrottleAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=6379",
+        .withPropertyValues("spring.data.redis.host=" + TestRedis.HOST, "spring.data.redis.port=" + TestRedis.port(),
                 "llm.throttle.redis.key-prefix=" + this.prefix, "llm.throttle.clients.anthropic.provider=anthropic",
                 "llm.throttle.clients.anthropic.models.opus.requests-per-minute=2");
 
     @AfterEach
     void deleteKeys() {
-        RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+        RedisClient client = RedisClient.create(TestRedis.uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             List<String> keys = connection.sync().keys(this.prefix + ":*");
             if (!keys.isEmpty()) {
@@ -188,7 +189,7 @@ class LlmThrottleRedisAutoConfigurationTests {
     }
 
     private List<String> keys() {
-        RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+        RedisClient client = RedisClient.create(TestRedis.uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             return connection.sync().keys(this.prefix + ":*");
         }

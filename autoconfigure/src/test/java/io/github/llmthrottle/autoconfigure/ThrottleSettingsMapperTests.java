@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;

@@ -80,7 +80,7 @@ class ThrottledStreamingTests {
     }
 
     @Test
-    @DisplayName("R48: a rate-limit error event inside a 200 stream with retry-after pauses the model")
+    @DisplayName("a rate-limit error event inside a 200 stream with retry-after pauses the model")
     void rateLimitErrorEventWithRetryAfterPausesTheModel() {
         simulator.simulator().script(MODEL, Fault.streamError(1).errorType("rate_limit_error").retryAfter("4"));
         this.runner.run((context) -> {

@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * {@link RedisBucketStore} against the Redis server on 127.0.0.1:6379 (each test uses keys of its
- * own and deletes them). Two stores, each with its own client, stand for two instances.
+ * {@link RedisBucketStore} against a real Redis server, the one {@link TestRedis} finds or starts
+ * (each test uses keys of its own and deletes them). Two stores, each with its own client, stand
+ * for two instances.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RedisBucketStoreTests {
@@ -48,7 +49,7 @@ class RedisBucketStoreTests {
         for (AutoCloseable closeable : this.closeables) {
             closeable.close();
         }
-        RedisClient client = client(6379);
+        RedisClient client = client(TestRedis.port());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             List<String> keys = connection.sync().keys(this.prefix + ":*");
             if (!keys.isEmpty()) {
@@ -60,8 +61,8 @@ class RedisBucketStoreTests {
 
     @Test
     void twoInstancesSharingRedisTogetherAdmitNoMoreThanOneModelsLimit() throws InterruptedException {
-        LimiterRegistry first = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
-        LimiterRegistry second = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        LimiterRegistry first = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        LimiterRegistry second = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), 10L, null);
         assertThat(admitted(List.of(first, second), 20)).isEqualTo(10);
         this.clock.advance(Duration.ofSeconds(30));
         assertThat(admitted(List.of(first, second), 20)).isEqualTo(5);
@@ -69,8 +70,8 @@ class RedisBucketStoreTests {
 
     @Test
     void settlementRefundsAndOverdrawsTheSharedBucket() throws InterruptedException {
-        LimiterRegistry first = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), null, 1000L);
-        LimiterRegistry second = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), null, 1000L);
+        LimiterRegistry first = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), null, 1000L);
+        LimiterRegistry second = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), null, 1000L);
         Permit permit = first.limiter("anthropic", "opus").acquire(request(600));
         assertThat(inputTokens(second)).isEqualTo(400);
         permit.settle(100, 0);
@@ -83,8 +84,8 @@ class RedisBucketStoreTests {
 
     @Test
     void bucketOperationsWorkOnTheSharedBucket() {
-        TokenBucket bucket = store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
-        TokenBucket other = store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
+        TokenBucket bucket = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
+        TokenBucket other = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
         assertThat(bucket.capacity()).isEqualTo(600);
         assertThat(bucket.availableTokens()).isEqualTo(600);
         assertThat(bucket.tryConsume(600)).isTrue();
@@ -101,8 +102,8 @@ class RedisBucketStoreTests {
 
     @Test
     void keysCarryThePrefixAndExpireOnceTheBucketWouldBeFull() {
-        store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("anthropic:opus:requests", 60).tryConsume(30);
-        try (StatefulRedisConnection<String, String> connection = client(6379).connect()) {
+        store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("anthropic:opus:requests", 60).tryConsume(30);
+        try (StatefulRedisConnection<String, String> connection = client(TestRedis.port()).connect()) {
             String key = this.prefix + ":anthropic:opus:requests";
             assertThat(connection.sync().exists(key)).isEqualTo(1);
             // 30 s to refill, plus 10 s.
@@ -112,8 +113,8 @@ class RedisBucketStoreTests {
 
     @Test
     void aNewLimitSetOnOneInstanceGovernsTheSharedBucket() {
-        RedisBucketStore first = store(6379, RedisBucketStore.OnFailure.LOCAL);
-        RedisBucketStore second = store(6379, RedisBucketStore.OnFailure.LOCAL);
+        RedisBucketStore first = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL);
+        RedisBucketStore second = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL);
         TokenBucket bucket = first.bucket("k", 10);
         TokenBucket other = second.bucket("k", 10);
         assertThat(bucket.tryConsume(10)).isTrue();
@@ -128,8 +129,8 @@ class RedisBucketStoreTests {
 
     @Test
     void runtimeLimitChangeOfOneLimiterReachesTheOtherInstance() throws InterruptedException {
-        LimiterRegistry first = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
-        LimiterRegistry second = registry(store(6379, RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        LimiterRegistry first = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), 10L, null);
+        LimiterRegistry second = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), 10L, null);
         this.clock.advance(Duration.ofMillis(1));
         first.limiter("anthropic", "opus").updateLimits(new ModelLimits(4L, null, null, null));
         assertThat(admitted(List.of(second, first), 10)).isEqualTo(4);
@@ -164,11 +165,11 @@ class RedisBucketStoreTests {
     @Test
     void goesBackToRedisWhenItAnswersAgain(CapturedOutput output) throws Exception {
         int port = TcpForwarder.freePort();
-        TcpForwarder forwarder = new TcpForwarder(port, 6379);
+        TcpForwarder forwarder = new TcpForwarder(port, TestRedis.port());
         this.closeables.add(forwarder);
         RedisBucketStore store = store(port, RedisBucketStore.OnFailure.LOCAL);
         TokenBucket bucket = store.bucket("k", 100);
-        TokenBucket shared = store(6379, RedisBucketStore.OnFailure.LOCAL).bucket("k", 100);
+        TokenBucket shared = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 100);
         assertThat(bucket.tryConsume(10)).isTrue();
         assertThat(shared.availableTokens()).isEqualTo(100);
         forwarder.start();
@@ -234,7 +235,7 @@ class RedisBucketStoreTests {
 
     private RedisClient client(int port) {
         RedisClient client = RedisClient.create(RedisURI.builder()
-            .withHost("127.0.0.1")
+            .withHost(TestRedis.HOST)
             .withPort(port)
             .withTimeout(Duration.ofSeconds(2))
             .build());

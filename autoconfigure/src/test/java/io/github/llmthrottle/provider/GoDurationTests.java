@@ -12,38 +12,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GoDurationTests {
 
     @Test
-    @DisplayName("P20: 1s is one second")
+    @DisplayName("1s is one second")
     void parsesWholeSeconds() {
         assertThat(GoDuration.parse("1s")).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
-    @DisplayName("P21: 6m0s is 360 seconds")
+    @DisplayName("6m0s is 360 seconds")
     void parsesMinutesAndSeconds() {
         assertThat(GoDuration.parse("6m0s")).isEqualTo(Duration.ofSeconds(360));
     }
 
     @Test
-    @DisplayName("P22: 12ms and 9ms are milliseconds")
+    @DisplayName("12ms and 9ms are milliseconds")
     void parsesMilliseconds() {
         assertThat(GoDuration.parse("12ms")).isEqualTo(Duration.ofMillis(12));
         assertThat(GoDuration.parse("9ms")).isEqualTo(Duration.ofMillis(9));
     }
 
     @Test
-    @DisplayName("P23: 1h2m3.5s is 3723.5 seconds")
+    @DisplayName("1h2m3.5s is 3723.5 seconds")
     void parsesHoursMinutesAndFractionalSeconds() {
         assertThat(GoDuration.parse("1h2m3.5s")).isEqualTo(Duration.ofMillis(3_723_500));
     }
 
     @Test
-    @DisplayName("P24: Groq 2m59.56s is 179.56 seconds")
+    @DisplayName("Groq's 2m59.56s is 179.56 seconds")
     void parsesFractionalSecondsAfterMinutes() {
         assertThat(GoDuration.parse("2m59.56s")).isEqualTo(Duration.ofMillis(179_560));
     }
 
     @Test
-    @DisplayName("P25: 7.66s, 547ms and 33.023s")
+    @DisplayName("Groq's token resets 7.66s, 547ms and 33.023s are read to the millisecond")
     void parsesGroqTokenResets() {
         assertThat(GoDuration.parse("7.66s")).isEqualTo(Duration.ofMillis(7_660));
         assertThat(GoDuration.parse("547ms")).isEqualTo(Duration.ofMillis(547));
@@ -51,7 +51,7 @@ class GoDurationTests {
     }
 
     @Test
-    @DisplayName("P26: 0s and a bare 0 are zero")
+    @DisplayName("0s and a bare 0 are zero")
     void parsesZero() {
         assertThat(GoDuration.parse("0s")).isEqualTo(Duration.ZERO);
         assertThat(GoDuration.parse("0")).isEqualTo(Duration.ZERO);
@@ -59,14 +59,14 @@ class GoDurationTests {
 
     @ParameterizedTest
     @ValueSource(strings = { "1.5\u00b5s", "1.5us", "1.5\u03bcs" })
-    @DisplayName("P27: 1.5 microseconds in every spelling is 1500 ns")
+    @DisplayName("1.5 microseconds in every spelling is 1500 ns")
     void parsesMicrosecondsInEverySpelling(String value) {
         assertThat(GoDuration.parse(value)).isEqualTo(Duration.ofNanos(1500));
     }
 
     @ParameterizedTest
     @ValueSource(strings = { "6 minutes", "", " ", "s", "1", "1.5", "1x", "1s2", "abc", "--1s", "1.2.3s", "inf", "NaN" })
-    @DisplayName("P28: anything that is not a Go duration is null")
+    @DisplayName("anything that is not a Go duration is null")
     void rejectsAnythingElse(String value) {
         assertThat(GoDuration.parse(value)).isNull();
     }
@@ -77,7 +77,7 @@ class GoDurationTests {
     }
 
     @Test
-    @DisplayName("P29: a bare number means seconds when the caller asks for it")
+    @DisplayName("a bare number means seconds when the caller asks for it")
     void parsesBareSecondsOnRequest() {
         assertThat(GoDuration.parse("64", true)).isEqualTo(Duration.ofSeconds(64));
         assertThat(GoDuration.parse("0.5", true)).isEqualTo(Duration.ofMillis(500));

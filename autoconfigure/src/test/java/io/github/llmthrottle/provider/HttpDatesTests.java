@@ -14,13 +14,13 @@ class HttpDatesTests {
     private static final Instant NOW = Instant.parse("2023-09-29T16:26:37Z");
 
     @Test
-    @DisplayName("P09: IMF-fixdate")
+    @DisplayName("an IMF-fixdate is read as the instant it names")
     void parsesImfFixdate() {
         assertThat(HttpDates.parse("Fri, 29 Sep 2023 16:26:57 GMT", NOW)).isEqualTo("2023-09-29T16:26:57Z");
     }
 
     @Test
-    @DisplayName("P14: RFC 850 date with a two-digit year is placed in the past century")
+    @DisplayName("an RFC 850 date with a two-digit year is placed in the past century")
     void parsesRfc850() {
         assertThat(HttpDates.parse("Sunday, 06-Nov-94 08:49:37 GMT", NOW)).isEqualTo("1994-11-06T08:49:37Z");
     }
@@ -33,14 +33,14 @@ class HttpDatesTests {
     }
 
     @Test
-    @DisplayName("P15: asctime with the double space before a one-digit day")
+    @DisplayName("an asctime date is read, with the double space before a one-digit day")
     void parsesAsctime() {
         assertThat(HttpDates.parse("Sun Nov  6 08:49:37 1994", NOW)).isEqualTo("1994-11-06T08:49:37Z");
         assertThat(HttpDates.parse("Sun Nov 16 08:49:37 1994", NOW)).isEqualTo("1994-11-16T08:49:37Z");
     }
 
     @Test
-    @DisplayName("P12: the Java SDK's date")
+    @DisplayName("the date the Java SDK sends is read")
     void parsesJavaSdkDate() {
         assertThat(HttpDates.parse("Wed, 21 Oct 2015 07:28:00 GMT", NOW)).isEqualTo("2015-10-21T07:28:00Z");
     }
@@ -50,7 +50,7 @@ class HttpDatesTests {
             "Fri, 31 Feb 2023 16:26:27 GMT", "Fri, 29 Sep 2023 25:26:27 GMT", "Fri, 29 Xyz 2023 16:26:27 GMT",
             "Fri, 29 Sep 2023 16:26:27 UTC", "Fri, 9 Sep 2023 16:26:27 GMT", "Sun Nov 6 08:49:37 1994",
             "Funday, 06-Nov-94 08:49:37 GMT", "2023-09-29T16:26:37Z", "", "not-a-date-or-number", "20" })
-    @DisplayName("P13: malformed or out-of-range dates are null, never an exception")
+    @DisplayName("malformed or out-of-range dates are null, never an exception")
     void rejectsMalformedDates(String value) {
         assertThat(HttpDates.parse(value, NOW)).isNull();
     }

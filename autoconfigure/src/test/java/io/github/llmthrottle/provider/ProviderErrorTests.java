@@ -29,7 +29,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R03: Anthropic spend cap, details.error_code enforced_spend_limit_reached")
+    @DisplayName("Anthropic's spend cap (details.error_code enforced_spend_limit_reached) is an exhausted quota")
     void readsAnthropicSpendCap() {
         ProviderError error = parse("""
                 {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage \
@@ -42,7 +42,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R04: Anthropic 400 for a user-set spend limit")
+    @DisplayName("Anthropic's 400 for a user-set spend limit is an exhausted quota")
     void readsAnthropicUserSpendLimit() {
         ProviderError error = parse("""
                 {"type":"error","error":{"type":"invalid_request_error","message":"You have reached your \
@@ -59,7 +59,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("P43, R17: OpenAI TPM 429 with the hint 1.146s in the message")
+    @DisplayName("OpenAI's tokens-per-minute 429 gives its type, its code and the wait of 1.146s hinted in the message")
     void readsOpenAiRateLimitWithHint() {
         ProviderError error = parse("""
                 {"error":{"message":"Rate limit reached for gpt-4o-mini in project proj_x organization org-x on \
@@ -73,7 +73,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("P43: a hint in milliseconds")
+    @DisplayName("a wait hinted in milliseconds, or in minutes and seconds, is read from the message")
     void readsMillisecondHint() {
         assertThat(ProviderError.messageHint("Rate limit reached for requests. Please try again in 84ms."))
             .isEqualTo(Duration.ofMillis(84));
@@ -81,7 +81,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("P44: Azure hint in words, code as the string \"429\"")
+    @DisplayName("Azure's wait hinted in words is read, and its code is the string \"429\"")
     void readsAzureHint() {
         ProviderError error = parse("""
                 {"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation under Azure \
@@ -105,7 +105,7 @@ class ProviderErrorTests {
     @ParameterizedTest
     @ValueSource(strings = { "insufficient_quota", "credit_balance_exhausted", "organization_spend_limit_exceeded",
             "project_spend_limit_exceeded", "organization_usage_limit_exceeded" })
-    @DisplayName("R18, R19, R20: OpenAI quota and spend-limit codes")
+    @DisplayName("OpenAI's quota and spend-limit codes mean an exhausted quota")
     void recognisesOpenAiQuotaCodes(String code) {
         ProviderError error = parse("{\"error\":{\"message\":\"You exceeded your current quota.\",\"type\":\"x\","
                 + "\"param\":null,\"code\":\"" + code + "\"}}");
@@ -113,7 +113,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R18: an old insufficient_quota capture with a null code")
+    @DisplayName("an older insufficient_quota error with a null code is an exhausted quota too")
     void recognisesQuotaTypeWithNullCode() {
         ProviderError error = parse("""
                 {"error":{"message":"You exceeded your current quota, please check your plan and billing details.",\
@@ -123,7 +123,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R21: Request too large, Requested > Limit")
+    @DisplayName("OpenAI's Request too large (Requested > Limit) is an exhausted quota")
     void recognisesRequestTooLargeForTheLimit() {
         ProviderError error = parse("""
                 {"error":{"message":"Request too large for gpt-4o in organization org-xxx on tokens per min (TPM): \
@@ -132,7 +132,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R22: slow_down is a rate limit")
+    @DisplayName("slow_down is a rate limit, not an exhausted quota")
     void readsSlowDown() {
         ProviderError error = parse("""
                 {"error":{"message":"Please slow down.","type":"rate_limit_error","code":"slow_down"}}""");
@@ -141,7 +141,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R44: Gemini's array body")
+    @DisplayName("Gemini's error body, a JSON array, is read")
     void readsGeminiArrayBody() {
         ProviderError error = parse("""
                 [{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).",\
@@ -152,7 +152,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("P38: Gemini RetryInfo retryDelay 19s and 3.700s")
+    @DisplayName("Gemini's RetryInfo retryDelay (19s, 3.700s) is the wait, and a per-minute quota is not exhausted")
     void readsGeminiRetryInfo() {
         assertThat(parse(gemini("19s", "GenerateContentInputTokensPerModelPerMinute-FreeTier")).retryDelay())
             .isEqualTo(Duration.ofSeconds(19));
@@ -163,14 +163,14 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R45: Gemini QuotaFailure with a PerDay quotaId")
+    @DisplayName("Gemini's QuotaFailure with a PerDay quotaId is an exhausted quota")
     void recognisesGeminiDailyQuota() {
         assertThat(parse(gemini("52758s", "GenerateRequestsPerDayPerProjectPerModel-FreeTier")).quotaExhausted())
             .isTrue();
     }
 
     @Test
-    @DisplayName("P37, R42: OpenRouter free-models-per-day with X-RateLimit-Reset in epoch ms in the body")
+    @DisplayName("OpenRouter's free-models-per-day is an exhausted quota resetting at the body's X-RateLimit-Reset")
     void readsOpenRouterDailyCap() {
         ProviderError error = parse("""
                 {"error":{"message":"Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free \
@@ -192,7 +192,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R09: a Cloudflare 413 HTML page is an unknown error")
+    @DisplayName("a Cloudflare 413 HTML page is an unknown error")
     void readsHtmlAsUnknown() {
         ProviderError error = ProviderError.parse("""
                 <html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity \
@@ -217,7 +217,7 @@ class ProviderErrorTests {
     }
 
     @Test
-    @DisplayName("R40: leading blank lines before the JSON (DeepSeek keep-alive)")
+    @DisplayName("leading blank lines before the JSON (DeepSeek's keep-alive) are skipped")
     void skipsLeadingBlankLines() {
         assertThat(parse("\n\n\r\n  {\"error\":{\"message\":\"Insufficient Balance\",\"type\":\"unknown_error\"}}")
             .message()).isEqualTo("Insufficient Balance");

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitFieldsTests {
 
     @Test
-    @DisplayName("P39: RateLimit \"default\";r=50;t=30")
+    @DisplayName("a RateLimit field gives its name, remaining count and reset: \"default\";r=50;t=30")
     void parsesRateLimit() {
         List<RateLimitFields.Limit> limits = RateLimitFields.parseLimits(List.of("\"default\";r=50;t=30"));
         assertThat(limits).singleElement().satisfies((limit) -> {
@@ -26,7 +26,7 @@ class RateLimitFieldsTests {
     }
 
     @Test
-    @DisplayName("P40: two policies, burst 100/60 s and daily 1000/86400 s")
+    @DisplayName("one RateLimit-Policy field lists two policies, burst 100 per 60 s and daily 1000 per 86400 s")
     void parsesPolicies() {
         List<RateLimitFields.Policy> policies = RateLimitFields
             .parsePolicies(List.of("\"burst\";q=100;w=60,\"daily\";q=1000;w=86400"));
@@ -47,7 +47,7 @@ class RateLimitFieldsTests {
     }
 
     @Test
-    @DisplayName("P41: remaining 999, no reset, partition key bytes")
+    @DisplayName("a limit without a reset keeps its remaining count and the bytes of its partition key")
     void parsesPartitionKey() {
         List<RateLimitFields.Limit> limits = RateLimitFields
             .parseLimits(List.of("\"default\";r=999;pk=:dHJpYWwxMjEzMjM=:"));
@@ -62,7 +62,7 @@ class RateLimitFieldsTests {
     @ValueSource(strings = { "default;r=abc", "\"default\";r=abc", "\"default\";t=30", "\"default\";r=-1",
             "\"default\";r=1.5", "\"default\";r=50,", "\"default\";r=50;pk=:!!:", "\"unterminated;r=1",
             "(\"inner\");r=1", "\"a\";r=1 \"b\";r=2", "\"default\";r=50;t=\"30\"" })
-    @DisplayName("P42: a malformed field is ignored whole")
+    @DisplayName("a malformed field is ignored whole")
     void ignoresMalformedFields(String value) {
         assertThat(RateLimitFields.parseLimits(List.of(value))).isEmpty();
     }

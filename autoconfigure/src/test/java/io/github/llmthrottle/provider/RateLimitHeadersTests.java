@@ -19,7 +19,7 @@ class RateLimitHeadersTests {
     private static final Instant NOW = Instant.parse("2023-09-29T16:26:37Z");
 
     @Test
-    @DisplayName("P30, P31: Anthropic headers of a real 200 response")
+    @DisplayName("every Anthropic rate-limit header of a real 200 response is read")
     void readsAnthropicHeaders() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("anthropic-ratelimit-input-tokens-limit", "80000");
@@ -76,7 +76,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P20, P21: OpenAI headers, resets relative to the receive time")
+    @DisplayName("OpenAI's headers are read, their resets measured from the receive time")
     void readsOpenAiHeaders() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-limit-requests", "60");
@@ -91,7 +91,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P22, P34: millisecond resets and unknown _usage_based suffixes")
+    @DisplayName("millisecond resets are read and headers with unknown suffixes such as _usage_based are ignored")
     void ignoresUnknownSuffixes() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-limit-requests", "5000");
@@ -111,7 +111,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P24, P25, P35: Groq resets; its request headers count per day, which they do not say")
+    @DisplayName("Groq's headers are read as given, though its request headers count per day, which they do not say")
     void readsGroqHeaders() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-limit-requests", "14400");
@@ -127,7 +127,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P29: Azure's bare-number reset means seconds")
+    @DisplayName("Azure's bare-number reset means seconds")
     void readsAzureBareSecondReset() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-tokens", "0");
@@ -137,7 +137,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P32: Azure's -1 / -1 / 0 means unknown")
+    @DisplayName("Azure's -1 / -1 / 0 means unknown")
     void treatsMinusOneAsUnknown() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-limit-tokens", "-1");
@@ -148,7 +148,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P33: a negative remaining count means exhausted")
+    @DisplayName("a negative remaining count means exhausted")
     void treatsNegativeRemainingAsExhausted() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-tokens", "-27689");
@@ -156,7 +156,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P36: Together's per-second headers are not taken for per-minute limits")
+    @DisplayName("Together's per-second headers are not taken for per-minute limits")
     void ignoresTogetherPerSecondHeaders() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-limit", "10");
@@ -178,7 +178,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P39: IETF RateLimit fills the request dimension of a generic API")
+    @DisplayName("IETF RateLimit fills the request dimension of a generic API")
     void readsIetfRateLimitForGeneric() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("RateLimit", "\"default\";r=50;t=30");
@@ -190,7 +190,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P40: a limit is only taken from a per-minute policy; the tightest policy wins")
+    @DisplayName("a limit is only taken from a per-minute policy; the tightest policy wins")
     void takesTheTightestPolicyAndOnlyPerMinuteLimits() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("RateLimit-Policy", "\"burst\";q=100;w=60,\"daily\";q=1000;w=86400");
@@ -202,7 +202,7 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    @DisplayName("P42: a malformed RateLimit field is ignored whole")
+    @DisplayName("a malformed RateLimit field is ignored whole")
     void ignoresMalformedIetfField() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("RateLimit", "default;r=abc");

@@ -21,7 +21,7 @@ class BackOffTests {
     private static final RetrySettings SETTINGS = RetrySettings.DEFAULTS;
 
     @Test
-    @DisplayName("R30, R31: delay * multiplier^(k-1), capped at maxDelay, without jitter")
+    @DisplayName("without jitter the k-th back-off is delay * multiplier^(k-1), capped at maxDelay")
     void growsExponentiallyUpToTheCap() {
         BackOff backOff = new BackOff(SETTINGS.withJitter(Jitter.NONE), fixed(0.5));
         List<Duration> delays = new ArrayList<>();
@@ -61,7 +61,7 @@ class BackOffTests {
     }
 
     @Test
-    @DisplayName("R29: a server wait is honoured exactly without jitter")
+    @DisplayName("a server wait is honoured exactly without jitter")
     void honoursServerWaitExactlyWithoutJitter() {
         BackOff backOff = new BackOff(SETTINGS.withJitter(Jitter.NONE), fixed(0.9));
         assertThat(backOff.honour(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));
@@ -69,7 +69,7 @@ class BackOffTests {
     }
 
     @Test
-    @DisplayName("R06: jitter is added on top of a server wait, never subtracted")
+    @DisplayName("jitter is added on top of a server wait, never subtracted")
     void addsSmallJitterOnTopOfServerWait() {
         BackOff backOff = new BackOff(SETTINGS, fixed(0.5));
         assertThat(backOff.honour(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(10_250));
@@ -78,7 +78,7 @@ class BackOffTests {
     }
 
     @Test
-    @DisplayName("R47: a zero server wait stays zero")
+    @DisplayName("a zero server wait stays zero")
     void zeroServerWaitStaysZero() {
         assertThat(new BackOff(SETTINGS, fixed(0.9)).honour(Duration.ZERO)).isZero();
         assertThat(new BackOff(SETTINGS, fixed(0.9)).honour(Duration.ofSeconds(-3))).isZero();

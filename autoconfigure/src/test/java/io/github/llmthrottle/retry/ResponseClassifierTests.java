@@ -53,7 +53,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R01: Anthropic 429 rate_limit_error with retry-after 23")
+    @DisplayName("Anthropic's 429 rate_limit_error is retried after its retry-after of 23 s")
     void anthropicRateLimitIsRetriedAfterRetryAfter() {
         Classification result = this.anthropic.classify(429, view(headers("retry-after", "23")), bytes(ANTHROPIC_429));
         assertThat(result.outcome()).isEqualTo(Outcome.RATE_LIMITED);
@@ -65,7 +65,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R02: Anthropic 429 with retry-after 505 and x-should-retry true is retryable with a 505 s wait")
+    @DisplayName("Anthropic 429 with retry-after 505 and x-should-retry true is retryable with a 505 s wait")
     void anthropicLongRetryAfterIsReported() {
         HttpHeaders headers = headers("retry-after", "505");
         headers.add("x-should-retry", "true");
@@ -77,7 +77,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R03: Anthropic spend-cap 429 is not retried; x-should-retry true would override (CONTRACT §5)")
+    @DisplayName("Anthropic's spend-cap 429 is not retried unless x-should-retry true says otherwise")
     void anthropicSpendCapIsNotRetried() {
         String body = """
                 {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage \
@@ -93,7 +93,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R04: Anthropic 400 for a user-set spend limit is not retried")
+    @DisplayName("Anthropic 400 for a user-set spend limit is not retried")
     void anthropicSpendLimit400IsNotRetried() {
         String body = """
                 {"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified \
@@ -104,7 +104,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R05: Anthropic 529 without retry-after is retried with back-off")
+    @DisplayName("Anthropic 529 without retry-after is retried with back-off")
     void anthropicOverloadedIsRetried() {
         Classification result = this.anthropic.classify(529, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
@@ -116,7 +116,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R06: Anthropic 529 with retry-after 10")
+    @DisplayName("Anthropic's 529 with retry-after 10 is retried after 10 s")
     void anthropicOverloadedWithRetryAfter() {
         Classification result = this.anthropic.classify(529, view(headers("retry-after", "10")),
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
@@ -125,7 +125,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R07, R08: Anthropic 500 api_error and 504 timeout_error are retried")
+    @DisplayName("Anthropic 500 api_error and 504 timeout_error are retried")
     void anthropicServerErrorsAreRetried() {
         Classification internal = this.anthropic.classify(500, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}"));
@@ -140,7 +140,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R09: 413 with a Cloudflare HTML body is classified by its status alone")
+    @DisplayName("413 with a Cloudflare HTML body is classified by its status alone")
     void requestTooLargeIsNotRetriedWithoutReadingTheBody() {
         Classification result = this.anthropic.classify(413, view(headers("content-type", "text/html")),
                 bytes("<html><body>413 Request Entity Too Large</body></html>"));
@@ -151,7 +151,7 @@ class ResponseClassifierTests {
 
     @ParameterizedTest
     @ValueSource(ints = { 400, 401, 403, 404, 413, 422 })
-    @DisplayName("R10: 400, 401, 403, 404, 413 and 422 are not retried")
+    @DisplayName("400, 401, 403, 404, 413 and 422 are not retried")
     void clientErrorsAreNotRetried(int status) {
         Classification result = this.anthropic.classify(status, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"no\"}}"));
@@ -160,7 +160,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R10, R39, R41: 402 billing_error (Anthropic, DeepSeek, OpenRouter) is not retried")
+    @DisplayName("402 billing_error (Anthropic, DeepSeek, OpenRouter) is not retried")
     void paymentRequiredIsNotRetried() {
         Classification result = this.anthropic.classify(402, Headers.EMPTY,
                 bytes("{\"type\":\"error\",\"error\":{\"type\":\"billing_error\",\"message\":\"Billing\"}}"));
@@ -175,7 +175,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R11: 409 conflict_error is retried")
+    @DisplayName("409 conflict_error is retried")
     void conflictIsRetried() {
         Classification result = this.anthropic.classify(409, Headers.EMPTY, new byte[0]);
         assertThat(result.outcome()).isEqualTo(Outcome.CONFLICT);
@@ -184,7 +184,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R12: 408 is retried")
+    @DisplayName("408 is retried")
     void requestTimeoutIsRetried() {
         Classification result = this.generic.classify(408, Headers.EMPTY, bytes("whatever"));
         assertThat(result.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -193,7 +193,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R13: 400 with x-should-retry false is not retried")
+    @DisplayName("400 with x-should-retry false is not retried")
     void shouldRetryFalseOn400() {
         Classification result = this.anthropic.classify(400, view(headers("x-should-retry", "false")), bytes("""
                 {"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.1: \
@@ -202,7 +202,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R14: 400 with x-should-retry true is retried (the header beats the status)")
+    @DisplayName("400 with x-should-retry true is retried (the header beats the status)")
     void shouldRetryTrueOn400() {
         Classification result = this.anthropic.classify(400, view(headers("x-should-retry", "true")), new byte[0]);
         assertThat(result.outcome()).isEqualTo(Outcome.CLIENT_ERROR);
@@ -211,7 +211,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R15: 503 with x-should-retry false is not retried")
+    @DisplayName("503 with x-should-retry false is not retried")
     void shouldRetryFalseOn503() {
         assertThat(this.anthropic.classify(503, view(headers("x-should-retry", "false")), new byte[0]).retryable())
             .isFalse();
@@ -225,7 +225,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R17: OpenAI TPM 429 with the reset header waits about 1.146 s")
+    @DisplayName("OpenAI's tokens-per-minute 429 with the reset header waits about 1.146 s")
     void openAiTokenRateLimitIsRetried() {
         HttpHeaders headers = headers("x-ratelimit-remaining-tokens", "0");
         headers.add("x-ratelimit-reset-tokens", "1.146s");
@@ -242,7 +242,7 @@ class ResponseClassifierTests {
     @ParameterizedTest
     @ValueSource(strings = { "insufficient_quota", "credit_balance_exhausted", "organization_spend_limit_exceeded",
             "project_spend_limit_exceeded", "organization_usage_limit_exceeded" })
-    @DisplayName("R18, R19, R20: OpenAI quota and spend-limit 429s are not retried")
+    @DisplayName("OpenAI quota and spend-limit 429s are not retried")
     void openAiQuotaIsNotRetried(String code) {
         String body = "{\"error\":{\"message\":\"You exceeded your current quota.\",\"type\":\"insufficient_quota\","
                 + "\"param\":null,\"code\":\"" + code + "\"}}";
@@ -253,7 +253,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R21: OpenAI Request too large (Requested > Limit) is not retried")
+    @DisplayName("OpenAI Request too large (Requested > Limit) is not retried")
     void openAiRequestLargerThanTheLimitIsNotRetried() {
         Classification result = this.openAi.classify(429, Headers.EMPTY, bytes("""
                 {"error":{"message":"Request too large for gpt-4o in organization org-xxx on tokens per min (TPM): \
@@ -262,7 +262,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R22: OpenAI slow_down 429 is retried, honouring Retry-After")
+    @DisplayName("OpenAI slow_down 429 is retried, honouring Retry-After")
     void openAiSlowDownIsRetried() {
         Classification result = this.openAi.classify(429, view(headers("retry-after", "3")), bytes(
                 "{\"error\":{\"message\":\"Please slow down.\",\"type\":\"rate_limit_error\",\"code\":\"slow_down\"}}"));
@@ -271,7 +271,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R23: OpenAI 503 server_is_overloaded is retried as overloaded")
+    @DisplayName("OpenAI 503 server_is_overloaded is retried as overloaded")
     void openAiOverloadedIsRetried() {
         Classification result = this.openAi.classify(503, Headers.EMPTY, bytes("""
                 {"error":{"message":"The server is overloaded","type":"service_unavailable_error",\
@@ -285,7 +285,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R24, R25, R26: the classifier reports the wait; the engine decides whether it is too long")
+    @DisplayName("the classifier reports the wait; the engine decides whether it is too long")
     void reportsLongWaitsAsRetryable() {
         assertThat(this.openAi.classify(429, view(headers("retry-after", "120")), new byte[0]).serverWait())
             .isEqualTo(Duration.ofSeconds(120));
@@ -296,7 +296,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R28: 400 with an out-of-range Retry-After date is a plain, non-retryable 400")
+    @DisplayName("400 with an out-of-range Retry-After date is a plain, non-retryable 400")
     void outOfRangeDateDoesNotMaskTheStatus() {
         Classification result = this.openAi.classify(400, view(headers("retry-after", "Fri, 29 Sep 100000 16:26:57 GMT")),
                 bytes("{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\"}}"));
@@ -306,7 +306,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R35: Groq 429, Retry-After 2 beats the exhausted token reset 7.66s")
+    @DisplayName("Groq 429, Retry-After 2 beats the exhausted token reset 7.66s")
     void groqRetryAfterBeatsReset() {
         HttpHeaders headers = headers("retry-after", "2");
         headers.add("x-ratelimit-remaining-tokens", "0");
@@ -320,7 +320,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R36: Groq daily request budget exhausted: the wait is the 179.56 s reset")
+    @DisplayName("Groq daily request budget exhausted: the wait is the 179.56 s reset")
     void groqDailyBudgetWaitsForTheReset() {
         HttpHeaders headers = headers("x-ratelimit-remaining-requests", "0");
         headers.add("x-ratelimit-reset-requests", "2m59.56s");
@@ -330,7 +330,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R37, R38: Together 503 and dynamic 429s are retried with back-off")
+    @DisplayName("Together 503 and dynamic 429s are retried with back-off")
     void togetherIsRetriedWithBackOff() {
         assertThat(this.openAi.classify(503, Headers.EMPTY, new byte[0]).retryable()).isTrue();
         Classification result = this.openAi.classify(429, Headers.EMPTY, bytes(
@@ -340,7 +340,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R42: OpenRouter free-models-per-day is not retried; the wait says when it resets")
+    @DisplayName("OpenRouter free-models-per-day is not retried; the wait says when it resets")
     void openRouterDailyCapIsNotRetried() {
         FakeClock dayBefore = FakeClock.at("2026-09-07T12:00:00Z");
         Classification result = new ResponseClassifier(ProviderDialect.OPENAI, dayBefore).classify(429, Headers.EMPTY, bytes("""
@@ -354,7 +354,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R44: Gemini array 429 body is retried without throwing, RetryInfo delay as the wait")
+    @DisplayName("Gemini array 429 body is retried without throwing, RetryInfo delay as the wait")
     void geminiArrayBodyIsRetried() {
         Classification plain = this.openAi.classify(429, Headers.EMPTY, bytes("""
                 [{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).",\
@@ -369,7 +369,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R45: Gemini 429 with a PerDay quotaId is not retried")
+    @DisplayName("Gemini 429 with a PerDay quotaId is not retried")
     void geminiDailyQuotaIsNotRetried() {
         Classification result = this.openAi.classify(429, Headers.EMPTY,
                 bytes(gemini("GenerateRequestsPerDayPerProjectPerModel-FreeTier")));
@@ -378,7 +378,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R46: Azure 429 with retry-after-ms 3000")
+    @DisplayName("Azure's 429 with retry-after-ms 3000 is retried after 3 s, not the 37 s its message hints")
     void azureRetryAfterMs() {
         Classification result = this.openAi.classify(429, view(headers("retry-after-ms", "3000")), bytes("""
                 {"error":{"code":"429","message":"Requests ... have exceeded token rate limit. Please retry after \
@@ -388,7 +388,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R47: Azure 503 with a Retry-After date in the past means retry now")
+    @DisplayName("Azure 503 with a Retry-After date in the past means retry now")
     void azurePastDateMeansNow() {
         Classification result = this.openAi.classify(503, view(headers("retry-after", "Fri, 29 Sep 2023 16:20:00 GMT")),
                 new byte[0]);
@@ -397,7 +397,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R49: Retry-After 5 beats RateLimit r=0;t=30")
+    @DisplayName("Retry-After 5 beats RateLimit r=0;t=30")
     void retryAfterBeatsIetfRateLimit() {
         HttpHeaders headers = headers("Retry-After", "5");
         headers.add("RateLimit", "\"default\";r=0;t=30");
@@ -407,7 +407,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R50: Anthropic acceleration-limit 429 with headroom in every header still honours retry-after")
+    @DisplayName("Anthropic acceleration-limit 429 with headroom in every header still honours retry-after")
     void accelerationLimitHonoursRetryAfter() {
         HttpHeaders headers = headers("retry-after", "7");
         headers.add("anthropic-ratelimit-requests-remaining", "48");
@@ -439,7 +439,7 @@ class ResponseClassifierTests {
     }
 
     @Test
-    @DisplayName("R32: connection refused, reset and read timeouts are retryable I/O errors")
+    @DisplayName("connection refused, reset and read timeouts are retryable I/O errors")
     void ioErrorsAreRetried() {
         for (IOException failure : new IOException[] { new ConnectException("Connection refused"),
                 new SocketException("Connection reset"), new SocketTimeoutException("Read timed out"),

@@ -25,19 +25,19 @@ class RetryAfterTests {
     private final FakeClock clock = FakeClock.at("2023-09-29T16:26:37Z");
 
     @Test
-    @DisplayName("P01: retry-after 20")
+    @DisplayName("retry-after 20 is a wait of 20 s")
     void readsWholeSeconds() {
         assertThat(retryAfter("20")).isEqualTo(Duration.ofSeconds(20));
     }
 
     @Test
-    @DisplayName("P02: retry-after 1.234 (non-integer accepted)")
+    @DisplayName("a fractional retry-after such as 1.234 is read to the millisecond")
     void readsFractionalSeconds() {
         assertThat(retryAfter("1.234")).isEqualTo(Duration.ofMillis(1234));
     }
 
     @Test
-    @DisplayName("P03: retry-after 0 is zero")
+    @DisplayName("retry-after 0 is a wait of zero")
     void readsZero() {
         assertThat(retryAfter("0")).isEqualTo(Duration.ZERO);
     }
@@ -46,39 +46,39 @@ class RetryAfterTests {
     @ValueSource(strings = { "-10", "", " ", "not-a-date-or-number", "99999999999999999999999999999999999", "inf",
             "nan", "NaN", "Infinity", "-inf", "1e3", "0x10", "+5", "Zun, 29 Sep 2023 16:26:27 GMT",
             "Fri, 29 Sep 100000 16:26:57 GMT", "Fri, 29 Sep 2123 16:26:57 GMT" })
-    @DisplayName("P04, P05, P06, P07, P08, P13: negative, empty, malformed, absurd and non-finite values are ignored")
+    @DisplayName("negative, empty, malformed, absurd and non-finite values are ignored")
     void ignoresInvalidValues(String value) {
         assertThat(retryAfter(value)).isNull();
         assertThat(RetryAfter.fromHeaders(view(headers("retry-after", value)), this.clock)).isNull();
     }
 
     @Test
-    @DisplayName("P07: a value just within 366 days is still read")
+    @DisplayName("a value of up to 366 days is read; one second more is ignored")
     void readsLongButPlausibleValues() {
         assertThat(retryAfter(Long.toString(Duration.ofDays(366).toSeconds()))).isEqualTo(Duration.ofDays(366));
         assertThat(retryAfter(Long.toString(Duration.ofDays(366).toSeconds() + 1))).isNull();
     }
 
     @Test
-    @DisplayName("P09: an HTTP-date 20 s ahead")
+    @DisplayName("an HTTP-date 20 s ahead is a wait of 20 s")
     void readsDateAhead() {
         assertThat(retryAfter("Fri, 29 Sep 2023 16:26:57 GMT")).isEqualTo(Duration.ofSeconds(20));
     }
 
     @Test
-    @DisplayName("P10: an HTTP-date equal to now is zero")
+    @DisplayName("an HTTP-date equal to now is zero")
     void readsDateNow() {
         assertThat(retryAfter("Fri, 29 Sep 2023 16:26:37 GMT")).isEqualTo(Duration.ZERO);
     }
 
     @Test
-    @DisplayName("P11: an HTTP-date in the past is clamped to zero, never negative")
+    @DisplayName("an HTTP-date in the past is clamped to zero, never negative")
     void clampsDateInThePast() {
         assertThat(retryAfter("Fri, 29 Sep 2023 16:26:27 GMT")).isEqualTo(Duration.ZERO);
     }
 
     @Test
-    @DisplayName("P12: the Java SDK's date 5 s ahead")
+    @DisplayName("the date the Java SDK sends, 5 s ahead, is a wait of 5 s")
     void readsJavaSdkDate() {
         FakeClock javaClock = FakeClock.at("2015-10-21T07:27:55Z");
         assertThat(RetryAfter.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", javaClock.instant()))
@@ -86,7 +86,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P14, P15: obsolete RFC 850 and asctime dates (in the past, so zero)")
+    @DisplayName("obsolete RFC 850 and asctime dates are read like any HTTP-date (zero when past)")
     void readsObsoleteDateForms() {
         assertThat(retryAfter("Sunday, 06-Nov-94 08:49:37 GMT")).isEqualTo(Duration.ZERO);
         assertThat(retryAfter("Sun Nov  6 08:49:37 1994")).isEqualTo(Duration.ZERO);
@@ -95,14 +95,14 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P16: retry-after-ms 10")
+    @DisplayName("retry-after-ms 10 is a wait of 10 ms")
     void readsRetryAfterMs() {
         RetryAfter wait = RetryAfter.fromHeaders(view(headers("retry-after-ms", "10")), this.clock);
         assertThat(wait).isEqualTo(new RetryAfter(Duration.ofMillis(10), RetryAfter.Source.RETRY_AFTER_MS));
     }
 
     @Test
-    @DisplayName("P17: retry-after-ms beats retry-after")
+    @DisplayName("retry-after-ms beats retry-after")
     void prefersRetryAfterMs() {
         HttpHeaders headers = headers("retry-after-ms", "50");
         headers.add("retry-after", "2");
@@ -111,7 +111,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P18: retry-after-ms 120000 and 120001")
+    @DisplayName("large and fractional retry-after-ms values are read exactly")
     void readsLargeMillis() {
         assertThat(RetryAfter.parseMillis("120000")).isEqualTo(Duration.ofSeconds(120));
         assertThat(RetryAfter.parseMillis("120001")).isEqualTo(Duration.ofMillis(120_001));
@@ -119,7 +119,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P19: Azure x-ms-retry-after-ms 1500")
+    @DisplayName("Azure's x-ms-retry-after-ms 1500 is a wait of 1.5 s")
     void readsAzureMillis() {
         assertThat(RetryAfter.fromHeaders(view(headers("x-ms-retry-after-ms", "1500")), this.clock))
             .isEqualTo(new RetryAfter(Duration.ofMillis(1500), RetryAfter.Source.X_MS_RETRY_AFTER_MS));
@@ -144,7 +144,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("R35: Retry-After beats the reset header of the exhausted dimension")
+    @DisplayName("Retry-After beats the reset header of the exhausted dimension")
     void prefersRetryAfterOverReset() {
         HttpHeaders headers = headers("retry-after", "2");
         headers.add("x-ratelimit-remaining-tokens", "0");
@@ -154,7 +154,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("R36, P20-P25: without Retry-After the reset of the exhausted dimension is the wait")
+    @DisplayName("without Retry-After the reset of the exhausted dimension is the wait")
     void fallsBackToTheExhaustedDimensionsReset() {
         HttpHeaders headers = headers("x-ratelimit-remaining-requests", "0");
         headers.add("x-ratelimit-reset-requests", "2m59.56s");
@@ -165,7 +165,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P30: Anthropic's exhausted input-token reset, measured from now")
+    @DisplayName("without Retry-After, Anthropic's exhausted input-token reset, measured from now, is the wait")
     void fallsBackToAnthropicReset() {
         HttpHeaders headers = headers("anthropic-ratelimit-input-tokens-remaining", "0");
         headers.add("anthropic-ratelimit-input-tokens-reset", "2023-09-29T16:27:00Z");
@@ -192,7 +192,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("R49: Retry-After 5 beats RateLimit r=0;t=30")
+    @DisplayName("Retry-After 5 beats RateLimit r=0;t=30, whose reset is the wait without it")
     void prefersRetryAfterOverIetfRateLimit() {
         HttpHeaders headers = headers("Retry-After", "5");
         headers.add("RateLimit", "\"default\";r=0;t=30");
@@ -204,7 +204,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P43: the body hint is the lowest-priority source")
+    @DisplayName("the body hint is the lowest-priority source")
     void fallsBackToTheBodyHint() {
         String body = "{\"error\":{\"message\":\"Rate limit reached. Please try again in 1.146s. Visit x\","
                 + "\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}";
@@ -216,7 +216,7 @@ class RetryAfterTests {
     }
 
     @Test
-    @DisplayName("P37: OpenRouter's reset instant in the body")
+    @DisplayName("OpenRouter's reset instant in the error body is the wait when no header gives one")
     void fallsBackToTheBodyResetInstant() {
         String body = "{\"error\":{\"message\":\"Rate limit exceeded\",\"code\":429,\"metadata\":{\"headers\":"
                 + "{\"X-RateLimit-Reset\":\"1696004857000\"}}}}";

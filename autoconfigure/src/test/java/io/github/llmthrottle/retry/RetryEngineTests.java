@@ -46,7 +46,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("J1: a 200 is returned after one attempt, no sleeps")
+    @DisplayName("a 200 is returned after one attempt, no sleeps")
     void returnsSuccessAtOnce() throws IOException {
         Integer status = engine(NO_JITTER).execute("anthropic", "claude", script(response(200)));
         assertThat(status).isEqualTo(200);
@@ -55,7 +55,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R29 (J3): 503 with a date 5 s ahead, 503 with 1.234, then 200 sleeps exactly [5 s, 1.234 s]")
+    @DisplayName("503 with a date 5 s ahead, 503 with retry-after 1.234, then 200 sleeps exactly [5 s, 1.234 s]")
     void sleepsExactlyTheServerWaits() throws IOException {
         this.clock = FakeClock.at("2015-10-21T07:27:55Z");
         Integer status = engine(NO_JITTER.withMaxRetries(2)).execute("openai", "gpt", script(
@@ -67,7 +67,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R34 (J4): a date 5 s ahead then 200 sleeps [5 s]")
+    @DisplayName("a Retry-After date 5 s ahead, then 200, sleeps [5 s]")
     void sleepsUntilTheDate() throws IOException {
         this.clock = FakeClock.at("2015-10-21T07:27:55Z");
         engine(NO_JITTER).execute("openai", "gpt",
@@ -76,7 +76,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("P16 (J5): retry-after-ms 10 sleeps 10 ms")
+    @DisplayName("retry-after-ms 10 sleeps 10 ms")
     void sleepsRetryAfterMs() throws IOException {
         engine(NO_JITTER.withMaxRetries(1)).execute("openai", "gpt",
                 script(response(503, "Retry-After-Ms", "10"), response(200)));
@@ -84,7 +84,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("P17 (J9): retry-after-ms 50 beats retry-after 2")
+    @DisplayName("retry-after-ms 50 beats retry-after 2")
     void prefersRetryAfterMs() throws IOException {
         engine(NO_JITTER.withMaxRetries(1)).execute("openai", "gpt",
                 script(response(503, "Retry-After-Ms", "50", "Retry-After", "2"), response(200)));
@@ -92,7 +92,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("P06 (J10): an unparseable Retry-After falls back to back-off")
+    @DisplayName("an unparseable Retry-After falls back to back-off")
     void backsOffOnUnparseableRetryAfter() throws IOException {
         engine(NO_JITTER.withMaxRetries(1)).execute("openai", "gpt",
                 script(response(503, "Retry-After", "not-a-date-or-number"), response(200)));
@@ -105,7 +105,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R30 (J7): always 503 with maxRetries 3 makes 4 attempts and gives up with the 503 as cause")
+    @DisplayName("always 503 with maxRetries 3 makes 4 attempts and gives up with the 503 as cause")
     void givesUpAfterMaxRetries() {
         assertThatExceptionOfType(RetriesExhaustedException.class)
             .isThrownBy(() -> engine(NO_JITTER.withMaxRetries(3)).execute("anthropic", "claude",
@@ -124,7 +124,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R30 (J7): with full jitter each sleep is within [0, delay * 2^(k-1)]")
+    @DisplayName("with full jitter each sleep is within [0, delay * 2^(k-1)]")
     void fullJitterSleepsWithinBounds() {
         assertThatExceptionOfType(RetriesExhaustedException.class).isThrownBy(() -> engine(
                 RetrySettings.DEFAULTS.withMaxRetries(3)).execute("anthropic", "claude", always(() -> response(503))));
@@ -136,7 +136,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R31 (J8): always 503 with maxRetries 6 and an 8 s cap: sleeps 5 and 6 are 8 s")
+    @DisplayName("always 503 with maxRetries 6 and an 8 s cap: sleeps 5 and 6 are 8 s")
     void backOffIsCapped() {
         RetrySettings settings = new RetrySettings(6, Duration.ofMillis(500), 2.0, Duration.ofSeconds(8), Jitter.NONE,
                 true, Duration.ofSeconds(60));
@@ -148,7 +148,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R32 (J6): an I/O error is retried after back-off")
+    @DisplayName("an I/O error is retried after back-off")
     void retriesIoErrors() throws IOException {
         Deque<Object> steps = new ArrayDeque<>(List.of(new SocketException("Connection reset"), response(200)));
         Integer status = engine(NO_JITTER.withMaxRetries(2)).execute("openai", "gpt", (retryCount) -> {
@@ -165,7 +165,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R32: I/O errors on every attempt give up with the last I/O error as cause")
+    @DisplayName("I/O errors on every attempt give up with the last I/O error as cause")
     void givesUpOnRepeatedIoErrors() {
         assertThatExceptionOfType(RetriesExhaustedException.class)
             .isThrownBy(() -> engine(NO_JITTER.withMaxRetries(2)).execute("openai", "gpt", (retryCount) -> {
@@ -181,7 +181,7 @@ class RetryEngineTests {
 
     @ParameterizedTest
     @ValueSource(ints = { 0, 2, 4 })
-    @DisplayName("R33: 500 n times then 200 with maxRetries 4 succeeds after n retries")
+    @DisplayName("500 n times then 200 with maxRetries 4 succeeds after n retries")
     void reportsRetriesTaken(int failures) throws IOException {
         List<Response> responses = new ArrayList<>();
         for (int i = 0; i < failures; i++) {
@@ -194,7 +194,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R01: Anthropic 429 with retry-after 23 sleeps 23 s (plus at most 0.5 s of jitter)")
+    @DisplayName("Anthropic 429 with retry-after 23 sleeps 23 s (plus at most 0.5 s of jitter)")
     void honoursRetryAfterWithJitterOnTop() throws IOException {
         engine(RetrySettings.DEFAULTS).execute("anthropic", "claude",
                 script(response(429, "retry-after", "23"), response(200)));
@@ -203,7 +203,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R02: Anthropic 429 asking for 505 s fails at once above max-retry-after 60 s")
+    @DisplayName("Anthropic 429 asking for 505 s fails at once above max-retry-after 60 s")
     void failsFastWhenTheServerWaitIsTooLong() {
         assertThatExceptionOfType(RetryAfterTooLongException.class)
             .isThrownBy(() -> engine(RetrySettings.DEFAULTS).execute("anthropic", "claude",
@@ -231,7 +231,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R24: retry-after 120 is honoured with max-retry-after 120 s")
+    @DisplayName("retry-after 120 is honoured with max-retry-after 120 s")
     void honoursWaitAtTheLimit() throws IOException {
         engine(NO_JITTER.withMaxRetryAfter(Duration.ofSeconds(120))).execute("openai", "gpt",
                 script(response(429, "retry-after", "120"), response(200)));
@@ -239,7 +239,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R25, R26, R27: 121 s, 120001 ms, and 121 s with x-should-retry true fail after one attempt")
+    @DisplayName("above max-retry-after 120 s, 121 s, 120001 ms, and 121 s with x-should-retry true fail at once")
     void failsFastJustAboveTheLimit() {
         RetryEngine engine = engine(NO_JITTER.withMaxRetryAfter(Duration.ofSeconds(120)));
         for (Response response : List.of(response(429, "retry-after", "121"), response(429, "retry-after-ms", "120001"),
@@ -253,7 +253,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R35: Groq 429 with retry-after 2 and an exhausted 7.66s token reset sleeps 2 s")
+    @DisplayName("Groq 429 with retry-after 2 and an exhausted 7.66s token reset sleeps 2 s")
     void retryAfterBeatsResetInTheEngine() throws IOException {
         engine(NO_JITTER).execute("groq", "llama", script(response(429, "retry-after", "2",
                 "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "7.66s"), response(200)));
@@ -261,7 +261,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R17: without retry-after, the exhausted dimension's reset 1.146s is the sleep")
+    @DisplayName("without retry-after, the exhausted dimension's reset 1.146s is the sleep")
     void sleepsUntilTheExhaustedReset() throws IOException {
         engine(NO_JITTER).execute("openai", "gpt", script(
                 response(429, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1.146s"),
@@ -270,7 +270,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R36: Groq daily request budget exhausted (reset 179.56 s) fails fast")
+    @DisplayName("Groq daily request budget exhausted (reset 179.56 s) fails fast")
     void failsFastOnALongReset() {
         assertThatExceptionOfType(RetryAfterTooLongException.class)
             .isThrownBy(() -> engine(NO_JITTER).execute("groq", "llama", always(() -> response(429,
@@ -279,14 +279,14 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R46: Azure 429 with retry-after-ms 3000 sleeps 3 s")
+    @DisplayName("Azure 429 with retry-after-ms 3000 sleeps 3 s")
     void sleepsAzureMillis() throws IOException {
         engine(NO_JITTER).execute("azure", "gpt", script(response(429, "retry-after-ms", "3000"), response(200)));
         assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(3));
     }
 
     @Test
-    @DisplayName("R47: Azure 503 with a Retry-After date in the past retries at once, even with jitter")
+    @DisplayName("Azure 503 with a Retry-After date in the past retries at once, even with jitter")
     void retriesAtOnceForAPastDate() throws IOException {
         engine(RetrySettings.DEFAULTS).execute("azure", "gpt",
                 script(response(503, "Retry-After", "Fri, 29 Sep 2023 16:20:00 GMT"), response(200)));
@@ -319,7 +319,7 @@ class RetryEngineTests {
     }
 
     @Test
-    @DisplayName("R03, R09, R10, R18: non-retryable responses are returned by the attempt after one call")
+    @DisplayName("non-retryable responses are returned by the attempt after one call")
     void returnsNonRetryableOutcomesUntouched() throws IOException {
         for (int status : new int[] { 400, 401, 402, 403, 404, 413, 422 }) {
             this.retryCounts.clear();

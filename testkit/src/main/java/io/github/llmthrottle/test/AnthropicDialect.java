@@ -21,11 +21,6 @@ final class AnthropicDialect extends Dialect {
     private static final String PREFIX = "anthropic-ratelimit-";
 
     @Override
-    String name() {
-        return "anthropic";
-    }
-
-    @Override
     String requestIdHeader() {
         return "request-id";
     }

@@ -27,8 +27,6 @@ abstract class Dialect {
 
     private static final char[] BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
 
-    abstract String name();
-
     abstract String requestIdHeader();
 
     abstract String newRequestId();

@@ -19,11 +19,6 @@ final class OpenAiDialect extends Dialect {
     private static final String VISIT = " Visit https://platform.openai.com/account/rate-limits to learn more.";
 
     @Override
-    String name() {
-        return "openai";
-    }
-
-    @Override
     String requestIdHeader() {
         return "x-request-id";
     }

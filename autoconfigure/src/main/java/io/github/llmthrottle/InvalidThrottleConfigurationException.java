@@ -1,11 +1,11 @@
-package io.github.llmthrottle.autoconfigure;
+package io.github.llmthrottle;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown at startup when llm-throttle's configuration is invalid: a property value, or a
- * {@code @Throttled} annotation. {@link InvalidThrottleConfigurationFailureAnalyzer} turns it into
- * a message that names what is wrong and what would be valid.
+ * {@code @Throttled} annotation. The auto-configuration's failure analyzer turns it into a message
+ * that names what is wrong and what would be valid.
  */
 public class InvalidThrottleConfigurationException extends RuntimeException {
 
