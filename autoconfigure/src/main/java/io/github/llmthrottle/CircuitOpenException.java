@@ -5,7 +5,8 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when the circuit of a model is open after consecutive overload, server or connection failures.
+ * Thrown when the circuit of a model is open after consecutive overload, server or
+ * connection failures.
  */
 public class CircuitOpenException extends LlmThrottleException {
 

@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown at startup when llm-throttle's configuration is invalid: a property value, or a
- * {@code @Throttled} annotation. The auto-configuration's failure analyzer turns it into a message
- * that names what is wrong and what would be valid.
+ * {@code @Throttled} annotation. The auto-configuration's failure analyzer turns it into
+ * a message that names what is wrong and what would be valid.
  */
 public class InvalidThrottleConfigurationException extends RuntimeException {
 
@@ -24,8 +24,7 @@ public class InvalidThrottleConfigurationException extends RuntimeException {
      * @param reason why it is wrong
      * @param action what would be valid
      */
-    public InvalidThrottleConfigurationException(String subject, @Nullable String value, String reason,
-            String action) {
+    public InvalidThrottleConfigurationException(String subject, @Nullable String value, String reason, String action) {
         super(subject + ((value != null) ? " = '" + value + "'" : "") + ": " + reason + ". " + action);
         this.subject = subject;
         this.value = value;

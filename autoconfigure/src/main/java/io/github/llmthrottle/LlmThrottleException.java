@@ -6,9 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Base class of every throttling failure: the call was not admitted, or the provider kept
- * refusing it. Says which client and model, and when known, how long to wait before trying
- * again. Errors that retrying cannot fix (400, 401, quota 429s, ...) are not throttling failures:
- * they surface as Spring's own {@code RestClientResponseException}s.
+ * refusing it. Says which client and model, and when known, how long to wait before
+ * trying again. Errors that retrying cannot fix (400, 401, quota 429s, ...) are not
+ * throttling failures: they surface as Spring's own {@code RestClientResponseException}s.
  */
 public class LlmThrottleException extends RuntimeException {
 

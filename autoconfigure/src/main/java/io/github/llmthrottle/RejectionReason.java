@@ -1,8 +1,9 @@
 package io.github.llmthrottle;
 
 /**
- * Why a call was refused without (another) attempt at the provider: the {@code reason} tag of the
- * {@code llm.rejections} metric, and {@link LlmThrottleException#getRejectionReason()}.
+ * Why a call was refused without (another) attempt at the provider: the {@code reason}
+ * tag of the {@code llm.rejections} metric, and
+ * {@link LlmThrottleException#getRejectionReason()}.
  */
 public enum RejectionReason {
 

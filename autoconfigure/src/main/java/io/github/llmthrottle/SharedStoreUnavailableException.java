@@ -6,9 +6,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown when a call cannot be admitted because the shared bucket store
- * ({@code llm.throttle.store=redis}) does not answer and the configuration says to reject calls
- * rather than serve them from local buckets ({@code llm.throttle.redis.on-failure=reject}). The
- * store is tried again after a short back-off; {@link #getRetryAfter()} says when.
+ * ({@code llm.throttle.store=redis}) does not answer and the configuration says to reject
+ * calls rather than serve them from local buckets
+ * ({@code llm.throttle.redis.on-failure=reject}). The store is tried again after a short
+ * back-off; {@link #getRetryAfter()} says when.
  */
 public class SharedStoreUnavailableException extends LlmThrottleException {
 

@@ -6,11 +6,12 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the current {@link Throttled} invocation was routed to: client, model, priority, tenant and
- * attempt (0 for the first model, 1 for the first fallback, ...). Calls made through a throttled
- * {@code RestClient} on the same thread are admitted with this priority and tenant. Outside an
- * annotated method, a call whose tenant a {@code TenantResolver} resolved runs with a context of
- * its own, so that observers of the call (metrics) see the tenant too.
+ * What the current {@link Throttled} invocation was routed to: client, model, priority,
+ * tenant and attempt (0 for the first model, 1 for the first fallback, ...). Calls made
+ * through a throttled {@code RestClient} on the same thread are admitted with this
+ * priority and tenant. Outside an annotated method, a call whose tenant a
+ * {@code TenantResolver} resolved runs with a context of its own, so that observers of
+ * the call (metrics) see the tenant too.
  */
 public final class ThrottleContext {
 
@@ -56,8 +57,8 @@ public final class ThrottleContext {
     }
 
     /**
-     * Makes {@code context} current on this thread until the returned scope is closed, when
-     * the previous context is restored.
+     * Makes {@code context} current on this thread until the returned scope is closed,
+     * when the previous context is restored.
      * @param context the context to make current
      * @return the scope to close
      */
@@ -96,7 +97,8 @@ public final class ThrottleContext {
 
     /**
      * The longest a call of this invocation may wait for admission.
-     * @return the wait, or {@code null} for the configured {@code llm.throttle.queue.max-wait}
+     * @return the wait, or {@code null} for the configured
+     * {@code llm.throttle.queue.max-wait}
      */
     public @Nullable Duration getMaxWait() {
         return this.maxWait;
@@ -109,7 +111,8 @@ public final class ThrottleContext {
     }
 
     /**
-     * A context made current by {@link #open(ThrottleContext)}; closing it restores the previous one.
+     * A context made current by {@link #open(ThrottleContext)}; closing it restores the
+     * previous one.
      */
     @FunctionalInterface
     public interface Scope extends AutoCloseable {

@@ -7,18 +7,20 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a method whose body calls an LLM through a throttled {@code RestClient}. Before the
- * method runs, the call is routed to the first model of {@code [model, fallback...]} that can be
- * admitted within {@link #maxWait()}; when the call then fails for a throttling reason the next
- * model is tried, and when every model failed {@link #fallbackMethod()} is called. Inside the
- * method {@link ThrottleContext#currentModel()} names the model the invocation was routed to.
+ * Marks a method whose body calls an LLM through a throttled {@code RestClient}. Before
+ * the method runs, the call is routed to the first model of {@code [model, fallback...]}
+ * that can be admitted within {@link #maxWait()}; when the call then fails for a
+ * throttling reason the next model is tried, and when every model failed
+ * {@link #fallbackMethod()} is called. Inside the method
+ * {@link ThrottleContext#currentModel()} names the model the invocation was routed to.
  * <p>
- * Throttling failures (retries exhausted, a server wait above max-retry-after, queue full,
- * admission timeout, tenant quota, open circuit) move on to the next model; 4xx and quota errors
- * and every other exception propagate at once. The method is intercepted by a Spring proxy: it
- * must be a non-final, non-static, non-private method of a non-final bean class, called from
- * another bean, and must not return a {@code CompletableFuture} or another asynchronous type.
- * Misuses, and unknown clients or models, stop the application at startup.
+ * Throttling failures (retries exhausted, a server wait above max-retry-after, queue
+ * full, admission timeout, tenant quota, open circuit) move on to the next model; 4xx and
+ * quota errors and every other exception propagate at once. The method is intercepted by
+ * a Spring proxy: it must be a non-final, non-static, non-private method of a non-final
+ * bean class, called from another bean, and must not return a {@code CompletableFuture}
+ * or another asynchronous type. Misuses, and unknown clients or models, stop the
+ * application at startup.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -26,8 +28,8 @@ import java.lang.annotation.Target;
 public @interface Throttled {
 
     /**
-     * Name of the client under {@code llm.throttle.clients}; may be omitted when exactly one
-     * client is configured.
+     * Name of the client under {@code llm.throttle.clients}; may be omitted when exactly
+     * one client is configured.
      * @return the client name
      */
     String client() default "";
@@ -39,7 +41,8 @@ public @interface Throttled {
     String model() default "";
 
     /**
-     * Models to fall back to, in order; defaults to the model's configured fallback chain.
+     * Models to fall back to, in order; defaults to the model's configured fallback
+     * chain.
      * @return the fallback models
      */
     String[] fallback() default {};
@@ -59,17 +62,18 @@ public @interface Throttled {
 
     /**
      * Longest time a call may wait for admission, as a duration string ({@code 5s},
-     * {@code 500ms}, {@code PT5S}); empty to use {@code llm.throttle.queue.max-wait}. It also
-     * caps the server waits ({@code Retry-After}) a call of this invocation sleeps before a retry
-     * (below {@code llm.throttle.retry.max-retry-after}): a longer one fails the call with
-     * {@link RetryAfterTooLongException}, which routes it to the next model.
+     * {@code 500ms}, {@code PT5S}); empty to use {@code llm.throttle.queue.max-wait}. It
+     * also caps the server waits ({@code Retry-After}) a call of this invocation sleeps
+     * before a retry (below {@code llm.throttle.retry.max-retry-after}): a longer one
+     * fails the call with {@link RetryAfterTooLongException}, which routes it to the next
+     * model.
      * @return the maximum wait
      */
     String maxWait() default "";
 
     /**
-     * Name of a method on the same bean, with the same parameters (optionally followed by a
-     * {@link Throwable}) and the same return type, called when every model failed.
+     * Name of a method on the same bean, with the same parameters (optionally followed by
+     * a {@link Throwable}) and the same return type, called when every model failed.
      * @return the fallback method name
      */
     String fallbackMethod() default "";

@@ -14,23 +14,26 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time) free of
- * Spring Boot and Spring Web, the packages free of
- * cycles, the wiring in {@code autoconfigure} where nothing else depends on it, and the
- * auto-configuration classes shaped like Spring Boot's own (its build checks the same rules).
+ * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time)
+ * free of Spring Boot and Spring Web, the packages free of cycles, the wiring in
+ * {@code autoconfigure} where nothing else depends on it, and the auto-configuration
+ * classes shaped like Spring Boot's own (its build checks the same rules).
  */
 class ArchitectureTests {
 
     /**
-     * The core packages: the call pipeline ({@code client}) and what it is made of. They depend on
-     * neither Spring Boot nor Spring Web (HTTP types, RestClient), so that every HTTP library is
-     * one adapter away; Spring Retry is the retry engine's own library and allowed.
+     * The core packages: the call pipeline ({@code client}) and what it is made of. They
+     * depend on neither Spring Boot nor Spring Web (HTTP types, RestClient), so that
+     * every HTTP library is one adapter away; Spring Retry is the retry engine's own
+     * library and allowed.
      */
-    private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.client..",
-            "io.github.llmthrottle.limit..", "io.github.llmthrottle.retry..", "io.github.llmthrottle.routing..",
-            "io.github.llmthrottle.provider..", "io.github.llmthrottle.time.." };
+    private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.client..", "io.github.llmthrottle.limit..",
+            "io.github.llmthrottle.retry..", "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..",
+            "io.github.llmthrottle.time.." };
 
-    /** What the core is built upon by: adapters of HTTP libraries, integrations, wiring. */
+    /**
+     * What the core is built upon by: adapters of HTTP libraries, integrations, wiring.
+     */
     private static final String[] ABOVE_THE_CORE = { "io.github.llmthrottle.autoconfigure..",
             "io.github.llmthrottle.restclient..", "io.github.llmthrottle.annotation..",
             "io.github.llmthrottle.actuate..", "io.github.llmthrottle.metrics.." };
@@ -45,8 +48,7 @@ class ArchitectureTests {
             .resideInAnyPackage(CORE_PACKAGES)
             .should()
             .dependOnClassesThat()
-            .resideInAnyPackage("org.springframework.boot..", "org.springframework.http..",
-                    "org.springframework.web..")
+            .resideInAnyPackage("org.springframework.boot..", "org.springframework.http..", "org.springframework.web..")
             .check(CLASSES);
     }
 

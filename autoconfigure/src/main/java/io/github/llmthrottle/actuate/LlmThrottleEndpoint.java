@@ -25,10 +25,11 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code llmthrottle} Actuator endpoint: every client and model's limits, local buckets, what
- * the provider last reported, pause, concurrency, queue, circuit and totals; and, with write
- * access granted ({@code management.endpoint.llmthrottle.access=unrestricted}), a runtime change of
- * a model's limits that the next admission follows. Never shows an API key or a header.
+ * The {@code llmthrottle} Actuator endpoint: every client and model's limits, local
+ * buckets, what the provider last reported, pause, concurrency, queue, circuit and
+ * totals; and, with write access granted
+ * ({@code management.endpoint.llmthrottle.access=unrestricted}), a runtime change of a
+ * model's limits that the next admission follows. Never shows an API key or a header.
  */
 @Endpoint(id = "llmthrottle", defaultAccess = Access.READ_ONLY)
 public class LlmThrottleEndpoint {
@@ -57,8 +58,8 @@ public class LlmThrottleEndpoint {
         this.registry.getClients().forEach((name, client) -> {
             Map<String, ModelStateDescriptor> models = new LinkedHashMap<>();
             new TreeMap<>(client.getModels()).forEach((model, state) -> models.put(model, describe(state)));
-            clients.put(name, new ClientDescriptor(client.getSettings().provider().name().toLowerCase(Locale.ROOT),
-                    models));
+            clients.put(name,
+                    new ClientDescriptor(client.getSettings().provider().name().toLowerCase(Locale.ROOT), models));
         });
         return new ClientsDescriptor(clients);
     }
@@ -76,22 +77,24 @@ public class LlmThrottleEndpoint {
     }
 
     /**
-     * Changes the limits of one client and model; the next admission uses them. Values not given
-     * keep their current setting; {@code reset} restores the configured limits first.
+     * Changes the limits of one client and model; the next admission uses them. Values
+     * not given keep their current setting; {@code reset} restores the configured limits
+     * first.
      * @param client the client name
      * @param model the model name
      * @param requestsPerMinute the new request limit, or {@code null} to keep it
      * @param inputTokensPerMinute the new input token limit, or {@code null} to keep it
      * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
      * @param maxConcurrency the new concurrency ceiling, or {@code null} to keep it
-     * @param reset whether to start from the configured limits rather than the current ones
+     * @param reset whether to start from the configured limits rather than the current
+     * ones
      * @return the new state, or {@code null} (404) when the client or model is unknown
      * @throws InvalidEndpointRequestException (400) when a value is not positive
      */
     @WriteOperation
     public @Nullable ModelStateDescriptor updateLimits(@Selector String client, @Selector String model,
-            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
-            @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
+            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute,
+            @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
         requirePositive("requestsPerMinute", requestsPerMinute);
         requirePositive("inputTokensPerMinute", inputTokensPerMinute);
         requirePositive("outputTokensPerMinute", outputTokensPerMinute);
@@ -112,8 +115,8 @@ public class LlmThrottleEndpoint {
     }
 
     /**
-     * The model {@code model} of {@code client}, if the client is configured and the model
-     * configured or seen.
+     * The model {@code model} of {@code client}, if the client is configured and the
+     * model configured or seen.
      * @param client the client name
      * @param model the model name
      * @return the model, or {@code null}
@@ -129,16 +132,15 @@ public class LlmThrottleEndpoint {
                 LimitsDescriptor.of(state.effectiveLimits(), state.tokensPerMinute()),
                 new AvailableDescriptor(state.available().requests(), state.available().inputTokens(),
                         state.available().outputTokens(), state.available().tokens()),
-                ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(),
-                state.concurrencyLimit(), new QueuedDescriptor(state.queued().realtime(), state.queued().normal(),
-                        state.queued().batch(), state.queued().total()),
+                ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(), state.concurrencyLimit(),
+                new QueuedDescriptor(state.queued().realtime(), state.queued().normal(), state.queued().batch(),
+                        state.queued().total()),
                 this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()));
     }
 
     private static void requirePositive(String field, @Nullable Long value) {
         if (value != null && value <= 0) {
-            throw new InvalidEndpointRequestException(
-                    field + " must be positive (a limit of at least 1), was " + value,
+            throw new InvalidEndpointRequestException(field + " must be positive (a limit of at least 1), was " + value,
                     field + " must be positive");
         }
     }
@@ -158,7 +160,8 @@ public class LlmThrottleEndpoint {
     /**
      * One client: its provider and the models it has seen.
      *
-     * @param provider the wire dialect ({@code anthropic}, {@code openai} or {@code generic})
+     * @param provider the wire dialect ({@code anthropic}, {@code openai} or
+     * {@code generic})
      * @param models the models by name
      */
     public record ClientDescriptor(String provider, Map<String, ModelStateDescriptor> models) {
@@ -168,13 +171,16 @@ public class LlmThrottleEndpoint {
      * The state of one client and model ({@code MODEL_STATE}).
      *
      * @param limits the configured (or runtime-changed) limits
-     * @param effectiveLimits the limits that govern now: lowered by any lower limit the provider
-     * reported, plus a combined {@code tokensPerMinute} learned from the provider
-     * @param available what the local buckets hold now ({@code null} for a dimension without a limit)
+     * @param effectiveLimits the limits that govern now: lowered by any lower limit the
+     * provider reported, plus a combined {@code tokensPerMinute} learned from the
+     * provider
+     * @param available what the local buckets hold now ({@code null} for a dimension
+     * without a limit)
      * @param server the last rate-limit values the provider reported, or {@code null}
      * @param pausedUntil until when calls are held after a 429, or {@code null}
      * @param inFlight attempts admitted and not yet finished
-     * @param concurrencyLimit the adaptive concurrency limit, or {@code null} without max-concurrency
+     * @param concurrencyLimit the adaptive concurrency limit, or {@code null} without
+     * max-concurrency
      * @param queued calls waiting for admission, per priority
      * @param circuit the model's circuit
      * @param totals totals since startup
@@ -192,8 +198,8 @@ public class LlmThrottleEndpoint {
      * @param inputTokensPerMinute input tokens per minute
      * @param outputTokensPerMinute output tokens per minute
      * @param maxConcurrency ceiling of the adaptive concurrency limit
-     * @param tokensPerMinute combined tokens per minute learned from the provider (effective
-     * limits only)
+     * @param tokensPerMinute combined tokens per minute learned from the provider
+     * (effective limits only)
      */
     public record LimitsDescriptor(@Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
             @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency, @Nullable Long tokensPerMinute) {
@@ -211,10 +217,11 @@ public class LlmThrottleEndpoint {
      * @param requests requests
      * @param inputTokens input tokens
      * @param outputTokens output tokens
-     * @param tokens combined tokens (only with a combined limit learned from the provider)
+     * @param tokens combined tokens (only with a combined limit learned from the
+     * provider)
      */
-    public record AvailableDescriptor(@Nullable Long requests, @Nullable Long inputTokens,
-            @Nullable Long outputTokens, @Nullable Long tokens) {
+    public record AvailableDescriptor(@Nullable Long requests, @Nullable Long inputTokens, @Nullable Long outputTokens,
+            @Nullable Long tokens) {
     }
 
     /**
@@ -236,9 +243,9 @@ public class LlmThrottleEndpoint {
      */
     public record ServerDescriptor(@Nullable Long requestsLimit, @Nullable Long requestsRemaining,
             @Nullable Instant requestsReset, @Nullable Long inputTokensLimit, @Nullable Long inputTokensRemaining,
-            @Nullable Instant inputTokensReset, @Nullable Long outputTokensLimit,
-            @Nullable Long outputTokensRemaining, @Nullable Instant outputTokensReset, @Nullable Long tokensLimit,
-            @Nullable Long tokensRemaining, @Nullable Instant tokensReset, Instant observedAt) {
+            @Nullable Instant inputTokensReset, @Nullable Long outputTokensLimit, @Nullable Long outputTokensRemaining,
+            @Nullable Instant outputTokensReset, @Nullable Long tokensLimit, @Nullable Long tokensRemaining,
+            @Nullable Instant tokensReset, Instant observedAt) {
 
         static @Nullable ServerDescriptor of(@Nullable RateLimitSnapshot server) {
             if (server == null) {
@@ -283,8 +290,8 @@ public class LlmThrottleEndpoint {
 
         static TotalsDescriptor of(ModelTotals.Snapshot totals) {
             return new TotalsDescriptor(totals.calls(), totals.attempts(), totals.succeeded(), totals.failed(),
-                    totals.rateLimited(), totals.overloaded(), totals.retries(), totals.fallbacks(),
-                    totals.rejected(), totals.inputTokens(), totals.outputTokens());
+                    totals.rateLimited(), totals.overloaded(), totals.retries(), totals.fallbacks(), totals.rejected(),
+                    totals.inputTokens(), totals.outputTokens());
         }
 
     }

@@ -13,8 +13,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * The HTTP face of {@link LlmThrottleEndpoint}'s per-model operations: 404 with a message for an
- * unknown client or model, 400 with a message naming the field for an invalid limit.
+ * The HTTP face of {@link LlmThrottleEndpoint}'s per-model operations: 404 with a message
+ * for an unknown client or model, 400 with a message naming the field for an invalid
+ * limit.
  */
 @EndpointWebExtension(endpoint = LlmThrottleEndpoint.class)
 public class LlmThrottleEndpointWebExtension {
@@ -48,13 +49,14 @@ public class LlmThrottleEndpointWebExtension {
      * @param inputTokensPerMinute the new input token limit, or {@code null} to keep it
      * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
      * @param maxConcurrency the new concurrency ceiling, or {@code null} to keep it
-     * @param reset whether to start from the configured limits rather than the current ones
+     * @param reset whether to start from the configured limits rather than the current
+     * ones
      * @return the new state, or a 404 or 400 response
      */
     @WriteOperation
     public WebEndpointResponse<Object> updateLimits(@Selector String client, @Selector String model,
-            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
-            @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
+            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute,
+            @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
         try {
             return respond(this.endpoint.updateLimits(client, model, requestsPerMinute, inputTokensPerMinute,
                     outputTokensPerMinute, maxConcurrency, reset), client, model);

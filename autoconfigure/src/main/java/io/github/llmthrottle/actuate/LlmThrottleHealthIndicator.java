@@ -18,10 +18,11 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * The {@code llmThrottle} health component: always {@code UP}, with one entry per client and
- * model in its details saying whether calls flow ({@link ModelHealthState}), when the provider
- * last answered 429 and 529, and until when the model is paused. Throttling is normal operation,
- * so it never turns health {@code DOWN}; put it in the readiness group, not in liveness.
+ * The {@code llmThrottle} health component: always {@code UP}, with one entry per client
+ * and model in its details saying whether calls flow ({@link ModelHealthState}), when the
+ * provider last answered 429 and 529, and until when the model is paused. Throttling is
+ * normal operation, so it never turns health {@code DOWN}; put it in the readiness group,
+ * not in liveness.
  */
 public final class LlmThrottleHealthIndicator implements HealthIndicator {
 
@@ -40,7 +41,8 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
      * @param registry the clients and models
      * @param signals the provider's recent answers
      * @param circuits where circuit states come from
-     * @param window how long a 429 or 529 keeps a model reported as throttled or overloaded
+     * @param window how long a 429 or 529 keeps a model reported as throttled or
+     * overloaded
      * @param timeSource the time source whose wall clock tells how recent a signal is
      */
     public LlmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,

@@ -11,9 +11,10 @@ import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Remembers, per client and model, when the provider last throttled (429), was overloaded (529 or
- * an overloaded 503), rejected the credentials (401, 403) and accepted a call: what the health
- * indicator needs beyond the limiter's state. An observer, so it sees every attempt.
+ * Remembers, per client and model, when the provider last throttled (429), was overloaded
+ * (529 or an overloaded 503), rejected the credentials (401, 403) and accepted a call:
+ * what the health indicator needs beyond the limiter's state. An observer, so it sees
+ * every attempt.
  */
 public final class ProviderSignals implements ThrottleObserver {
 
@@ -30,8 +31,7 @@ public final class ProviderSignals implements ThrottleObserver {
     }
 
     @Override
-    public void onAttempt(String client, String model, Classification.Outcome outcome, int status,
-            Duration duration) {
+    public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
         Signals signals = this.signals.computeIfAbsent(client, (name) -> new ConcurrentHashMap<>())
             .computeIfAbsent(model, (name) -> new Signals());
         Instant now = this.timeSource.instant();

@@ -13,12 +13,12 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 /**
- * Proxies every bean with {@link Throttled} methods (or a {@code @Throttled} class) with an
- * advisor that routes their invocations, in the style of Spring Framework's
- * {@code @Retryable} and {@code @Async} support: no AspectJ needed, and an existing proxy just
- * gets one more advisor, placed before the others so that routing wraps transactions, caching and
- * the like. Class-based (CGLIB) proxies are used, so the annotation works on classes without
- * interfaces.
+ * Proxies every bean with {@link Throttled} methods (or a {@code @Throttled} class) with
+ * an advisor that routes their invocations, in the style of Spring Framework's
+ * {@code @Retryable} and {@code @Async} support: no AspectJ needed, and an existing proxy
+ * just gets one more advisor, placed before the others so that routing wraps
+ * transactions, caching and the like. Class-based (CGLIB) proxies are used, so the
+ * annotation works on classes without interfaces.
  * <p>
  * Before a bean is proxied, every {@code @Throttled} method of its class is checked (see
  * {@link ThrottledMethods}); a misuse stops the application at startup.
@@ -29,7 +29,8 @@ public class ThrottledAnnotationBeanPostProcessor extends AbstractBeanFactoryAwa
 
     /**
      * Creates the post-processor.
-     * @param registry the throttled clients, looked up when the first annotated bean appears
+     * @param registry the throttled clients, looked up when the first annotated bean
+     * appears
      */
     public ThrottledAnnotationBeanPostProcessor(Supplier<LlmThrottleRegistry> registry) {
         this.methods = new ThrottledMethods(registry);

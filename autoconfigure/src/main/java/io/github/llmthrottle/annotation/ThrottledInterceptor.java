@@ -12,9 +12,10 @@ import org.springframework.aop.support.AopUtils;
 
 /**
  * Routes each invocation of a {@code @Throttled} method over its models with the method's
- * {@link io.github.llmthrottle.routing.ModelRouter}: the method runs once per model tried, each
- * time with a {@link io.github.llmthrottle.ThrottleContext} naming that model, and the fallback
- * method (if any) runs when every model failed for a throttling reason.
+ * {@link io.github.llmthrottle.routing.ModelRouter}: the method runs once per model
+ * tried, each time with a {@link io.github.llmthrottle.ThrottleContext} naming that
+ * model, and the fallback method (if any) runs when every model failed for a throttling
+ * reason.
  */
 final class ThrottledInterceptor implements MethodInterceptor {
 

@@ -16,18 +16,22 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
 /**
- * Everything about one {@code @Throttled} method that can be worked out once, at startup: its
- * router over {@code [model, fallback...]}, priority, parsed max-wait, parsed tenant expression and
- * resolved fallback method. The hot path only evaluates the tenant expression.
+ * Everything about one {@code @Throttled} method that can be worked out once, at startup:
+ * its router over {@code [model, fallback...]}, priority, parsed max-wait, parsed tenant
+ * expression and resolved fallback method. The hot path only evaluates the tenant
+ * expression.
  *
- * @param description the method as messages name it, e.g. {@code com.example.Answers.answer(Request)}
+ * @param description the method as messages name it, e.g.
+ * {@code com.example.Answers.answer(Request)}
  * @param method the annotated method
  * @param router routes invocations over the model chain
  * @param priority the priority of the invocation's calls
  * @param tenant the tenant expression, or {@code null} for none
- * @param maxWait the longest wait for admission, or {@code null} for {@code llm.throttle.queue.max-wait}
+ * @param maxWait the longest wait for admission, or {@code null} for
+ * {@code llm.throttle.queue.max-wait}
  * @param fallbackMethod the method called when every model failed, or {@code null}
- * @param fallbackTakesThrowable whether the fallback method takes the failure as its last argument
+ * @param fallbackTakesThrowable whether the fallback method takes the failure as its last
+ * argument
  */
 record ThrottledMethod(String description, Method method, ModelRouter router, Priority priority,
         @Nullable Expression tenant, @Nullable Duration maxWait, @Nullable Method fallbackMethod,
@@ -38,23 +42,26 @@ record ThrottledMethod(String description, Method method, ModelRouter router, Pr
     /**
      * The tenant of one invocation.
      * @param target the bean (the expression's root object)
-     * @param arguments the invocation's arguments ({@code #name}, {@code #p0}, {@code #a0})
-     * @return the tenant, or {@code null} when there is no expression or it gives null or blank
+     * @param arguments the invocation's arguments ({@code #name}, {@code #p0},
+     * {@code #a0})
+     * @return the tenant, or {@code null} when there is no expression or it gives null or
+     * blank
      */
     @Nullable String tenant(@Nullable Object target, @Nullable Object[] arguments) {
         if (this.tenant == null) {
             return null;
         }
         try {
-            Object value = this.tenant.getValue(
-                    new MethodBasedEvaluationContext(target, this.method, arguments, PARAMETER_NAMES));
+            Object value = this.tenant
+                .getValue(new MethodBasedEvaluationContext(target, this.method, arguments, PARAMETER_NAMES));
             String tenant = (value != null) ? value.toString() : null;
             return (tenant != null && !tenant.isBlank()) ? tenant : null;
         }
         catch (EvaluationException ex) {
-            throw new IllegalStateException("Cannot evaluate the tenant expression '"
-                    + this.tenant.getExpressionString() + "' of @Throttled " + this.description + ": "
-                    + ex.getMessage(), ex);
+            throw new IllegalStateException(
+                    "Cannot evaluate the tenant expression '" + this.tenant.getExpressionString() + "' of @Throttled "
+                            + this.description + ": " + ex.getMessage(),
+                    ex);
         }
     }
 

@@ -40,16 +40,17 @@ import org.springframework.util.ReflectionUtils;
 /**
  * Finds, checks and caches the {@code @Throttled} methods of beans.
  * <p>
- * {@link #validate(Class)} runs for each bean at startup, before it is proxied, and stops the
- * application with an {@link InvalidThrottleConfigurationException} naming the method when an
- * annotation names an unknown client or model, its {@code fallbackMethod} is missing or has the
- * wrong parameters or return type, its {@code maxWait} or {@code tenant} cannot be parsed, the
- * method returns a {@code CompletableFuture} (or any {@link Future}, {@link CompletionStage} or
- * reactive publisher: the throttled calls would run on another thread, outside the routing), or
- * the method cannot be proxied (private, static or final, or a final class).
+ * {@link #validate(Class)} runs for each bean at startup, before it is proxied, and stops
+ * the application with an {@link InvalidThrottleConfigurationException} naming the method
+ * when an annotation names an unknown client or model, its {@code fallbackMethod} is
+ * missing or has the wrong parameters or return type, its {@code maxWait} or
+ * {@code tenant} cannot be parsed, the method returns a {@code CompletableFuture} (or any
+ * {@link Future}, {@link CompletionStage} or reactive publisher: the throttled calls
+ * would run on another thread, outside the routing), or the method cannot be proxied
+ * (private, static or final, or a final class).
  * <p>
- * A {@code @Throttled} on a class applies to each of its public instance methods; one on a
- * method wins over the class's.
+ * A {@code @Throttled} on a class applies to each of its public instance methods; one on
+ * a method wins over the class's.
  */
 final class ThrottledMethods {
 
@@ -64,7 +65,8 @@ final class ThrottledMethods {
 
     /**
      * Creates the method registry.
-     * @param registry the throttled clients, looked up when the first annotated bean appears
+     * @param registry the throttled clients, looked up when the first annotated bean
+     * appears
      */
     ThrottledMethods(Supplier<LlmThrottleRegistry> registry) {
         this.registry = registry;
@@ -81,8 +83,7 @@ final class ThrottledMethods {
             return;
         }
         Method[] methods = ReflectionUtils.getUniqueDeclaredMethods(userClass,
-                (method) -> method.getDeclaringClass() != Object.class && !method.isBridge()
-                        && !method.isSynthetic());
+                (method) -> method.getDeclaringClass() != Object.class && !method.isBridge() && !method.isSynthetic());
         for (Method method : methods) {
             Throttled annotation = annotationOf(method, userClass);
             if (annotation != null) {
@@ -124,8 +125,7 @@ final class ThrottledMethods {
 
     private static boolean coveredByClassAnnotation(Method method) {
         int modifiers = method.getModifiers();
-        return Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers)
-                && !ReflectionUtils.isObjectMethod(method);
+        return Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !ReflectionUtils.isObjectMethod(method);
     }
 
     private static void checkProxyable(Method method, Class<?> userClass) {
@@ -181,9 +181,10 @@ final class ThrottledMethods {
         boolean async = Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
                 || isAsyncType(returnType);
         if (async) {
-            throw invalid(description, "@Throttled methods cannot return " + returnType.getSimpleName()
-                    + ": the calls would run on another thread, after the method returned, outside its routing "
-                    + "and ThrottleContext",
+            throw invalid(description,
+                    "@Throttled methods cannot return " + returnType.getSimpleName()
+                            + ": the calls would run on another thread, after the method returned, outside its routing "
+                            + "and ThrottleContext",
                     "Return the result itself and run the method asynchronously from the caller (for example "
                             + "on a virtual thread), so that the throttled calls happen inside it.");
         }
@@ -214,8 +215,7 @@ final class ThrottledMethods {
         }
         ThrottledClient client = clients.get(name);
         if (client == null) {
-            throw invalid(description, "@Throttled client '" + name
-                    + "' is not configured under llm.throttle.clients",
+            throw invalid(description, "@Throttled client '" + name + "' is not configured under llm.throttle.clients",
                     "Use one of " + clients.keySet() + ", or configure llm.throttle.clients." + name + ".");
         }
         return client;
@@ -225,8 +225,8 @@ final class ThrottledMethods {
         String model = annotation.model().trim();
         if (model.isEmpty()) {
             if (settings.defaultModel() == null) {
-                throw invalid(description, "@Throttled names no model, and client '" + settings.name()
-                        + "' has no default-model",
+                throw invalid(description,
+                        "@Throttled names no model, and client '" + settings.name() + "' has no default-model",
                         "Set model, or llm.throttle.clients." + settings.name() + ".default-model.");
             }
             return settings.defaultModel();
@@ -235,8 +235,7 @@ final class ThrottledMethods {
         return model;
     }
 
-    private static List<String> chain(ClientSettings settings, String model, Throttled annotation,
-            String description) {
+    private static List<String> chain(ClientSettings settings, String model, Throttled annotation, String description) {
         List<String> fallback = (annotation.fallback().length > 0) ? Arrays.asList(annotation.fallback())
                 : settings.fallbackOf(model);
         Set<String> chain = new LinkedHashSet<>();
@@ -255,8 +254,8 @@ final class ThrottledMethods {
     private static void checkModel(ClientSettings settings, String model, String what, String description) {
         if (!settings.models().containsKey(model) && !model.equals(settings.defaultModel())) {
             String known = settings.models().keySet().toString();
-            throw invalid(description, "@Throttled " + what + " '" + model + "' is not configured for client '"
-                    + settings.name() + "'",
+            throw invalid(description,
+                    "@Throttled " + what + " '" + model + "' is not configured for client '" + settings.name() + "'",
                     "Use one of " + known + ", or configure llm.throttle.clients." + settings.name() + ".models."
                             + model + ".");
         }
@@ -291,22 +290,22 @@ final class ThrottledMethods {
             return this.parser.parseExpression(text);
         }
         catch (ParseException ex) {
-            throw invalid(description, "@Throttled tenant '" + text + "' is not a valid SpEL expression ("
-                    + ex.getSimpleMessage() + ")",
+            throw invalid(description,
+                    "@Throttled tenant '" + text + "' is not a valid SpEL expression (" + ex.getSimpleMessage() + ")",
                     "Use an expression over the method's parameters, such as #request.tenantId or #p0.");
         }
     }
 
     private static Method fallbackMethod(Method method, Class<?> userClass, String name, String description) {
         List<Method> named = new ArrayList<>();
-        ReflectionUtils.doWithMethods(userClass, named::add, (candidate) -> candidate.getName().equals(name)
-                && !candidate.isBridge() && !candidate.isSynthetic());
+        ReflectionUtils.doWithMethods(userClass, named::add,
+                (candidate) -> candidate.getName().equals(name) && !candidate.isBridge() && !candidate.isSynthetic());
         Class<?>[] parameters = method.getParameterTypes();
         String expected = signature(name, parameters) + " or " + signature(name, append(parameters, Throwable.class));
         if (named.isEmpty()) {
-            throw invalid(description, "@Throttled fallbackMethod '" + name + "' does not exist on "
-                    + userClass.getName(), "Add a method " + expected + " returning "
-                    + method.getReturnType().getSimpleName() + ", or fix the name.");
+            throw invalid(description,
+                    "@Throttled fallbackMethod '" + name + "' does not exist on " + userClass.getName(), "Add a method "
+                            + expected + " returning " + method.getReturnType().getSimpleName() + ", or fix the name.");
         }
         Method match = null;
         for (Method candidate : named) {
@@ -330,8 +329,9 @@ final class ThrottledMethods {
         ResolvableType returnType = ResolvableType.forMethodReturnType(method, userClass);
         ResolvableType fallbackReturnType = ResolvableType.forMethodReturnType(match, userClass);
         if (!returnType.isAssignableFrom(fallbackReturnType)) {
-            throw invalid(description, "@Throttled fallbackMethod " + signature(name, match.getParameterTypes())
-                    + " returns " + fallbackReturnType + " but the method returns " + returnType,
+            throw invalid(description,
+                    "@Throttled fallbackMethod " + signature(name, match.getParameterTypes()) + " returns "
+                            + fallbackReturnType + " but the method returns " + returnType,
                     "Make the fallback method return " + returnType + ".");
         }
         return match;
@@ -344,8 +344,7 @@ final class ThrottledMethods {
     }
 
     private static String signature(String name, Class<?>[] parameters) {
-        return name + "(" + Arrays.stream(parameters).map(Class::getSimpleName).collect(Collectors.joining(", "))
-                + ")";
+        return name + "(" + Arrays.stream(parameters).map(Class::getSimpleName).collect(Collectors.joining(", ")) + ")";
     }
 
     /**
@@ -362,7 +361,9 @@ final class ThrottledMethods {
         return new InvalidThrottleConfigurationException(description, null, reason, action);
     }
 
-    /** A cache entry: the method's routing, or none for a method that is not throttled. */
+    /**
+     * A cache entry: the method's routing, or none for a method that is not throttled.
+     */
     private record Resolved(@Nullable ThrottledMethod method) {
 
     }

@@ -15,11 +15,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * A model of a configured client as a routing candidate.
  * <p>
- * The router decides before the method has built its request, so the admission wait is estimated
- * for a <em>typical</em> request of the model: one request with the average input and output
- * tokens of the model's successful calls so far (zero tokens before the first one). The estimate
- * counts the calls queued ahead at the same or a higher priority, the pause after a 429, and the
- * invocation's tenant's buckets; it does not foresee the concurrency limit.
+ * The router decides before the method has built its request, so the admission wait is
+ * estimated for a <em>typical</em> request of the model: one request with the average
+ * input and output tokens of the model's successful calls so far (zero tokens before the
+ * first one). The estimate counts the calls queued ahead at the same or a higher
+ * priority, the pause after a 429, and the invocation's tenant's buckets; it does not
+ * foresee the concurrency limit.
  */
 final class ThrottledModelCandidate implements RouteCandidate {
 

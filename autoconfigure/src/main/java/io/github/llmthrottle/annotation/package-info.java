@@ -1,6 +1,6 @@
 /**
- * Support for {@link io.github.llmthrottle.Throttled}: the advisor that routes annotated methods
- * over their model chain, and the startup validation of every annotation.
+ * Support for {@link io.github.llmthrottle.Throttled}: the advisor that routes annotated
+ * methods over their model chain, and the startup validation of every annotation.
  */
 @NullMarked
 package io.github.llmthrottle.annotation;

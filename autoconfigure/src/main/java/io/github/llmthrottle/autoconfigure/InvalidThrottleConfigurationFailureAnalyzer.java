@@ -7,14 +7,17 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
  * Describes an {@link InvalidThrottleConfigurationException} the way Boot describes a bad
- * property: which property (or annotated method), which value, why, and what would be valid.
+ * property: which property (or annotated method), which value, why, and what would be
+ * valid.
  */
-class InvalidThrottleConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidThrottleConfigurationException> {
+class InvalidThrottleConfigurationFailureAnalyzer
+        extends AbstractFailureAnalyzer<InvalidThrottleConfigurationException> {
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidThrottleConfigurationException cause) {
         StringBuilder description = new StringBuilder("Invalid llm-throttle configuration:\n\n");
-        description.append("    ").append(cause.getSubject().startsWith("llm.") ? "Property: " : "Where: ")
+        description.append("    ")
+            .append(cause.getSubject().startsWith("llm.") ? "Property: " : "Where: ")
             .append(cause.getSubject())
             .append('\n');
         if (cause.getValue() != null) {

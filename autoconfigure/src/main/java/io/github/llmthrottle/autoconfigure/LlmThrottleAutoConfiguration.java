@@ -34,8 +34,9 @@ import org.springframework.context.annotation.Role;
 import org.springframework.web.client.RestClient;
 
 /**
- * Auto-configuration of llm-throttle: one throttled {@code RestClient} per configured client, and
- * the same throttling for requests other {@code RestClient}s send to a configured base URL.
+ * Auto-configuration of llm-throttle: one throttled {@code RestClient} per configured
+ * client, and the same throttling for requests other {@code RestClient}s send to a
+ * configured base URL.
  */
 @AutoConfiguration(after = { HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class })
 @ConditionalOnClass(RestClient.class)
@@ -98,8 +99,7 @@ public final class LlmThrottleAutoConfiguration {
             ThrottlingInterceptor interceptor, ObjectProvider<RestClient.Builder> builders,
             ObjectProvider<ClientHttpRequestFactoryBuilder<?>> requestFactoryBuilder,
             ObjectProvider<HttpClientSettings> httpClientSettings) {
-        return new ThrottledRestClientFactory(registry, interceptor,
-                () -> builders.getIfAvailable(RestClient::builder),
+        return new ThrottledRestClientFactory(registry, interceptor, () -> builders.getIfAvailable(RestClient::builder),
                 requestFactoryBuilder.getIfAvailable(ClientHttpRequestFactoryBuilder::detect),
                 httpClientSettings.getIfAvailable(HttpClientSettings::defaults));
     }
@@ -116,7 +116,8 @@ public final class LlmThrottleAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor")
+    @ConditionalOnClass(
+            name = "org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor")
     static class ThrottledAnnotationConfiguration {
 
         @Bean

@@ -16,8 +16,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code llmthrottle} Actuator endpoint, when the application has
- * Spring Boot's actuator.
+ * Auto-configuration of the {@code llmthrottle} Actuator endpoint, when the application
+ * has Spring Boot's actuator.
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

@@ -17,8 +17,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code llmThrottle} health indicator, when the application has Spring
- * Boot's health support ({@code management.health.llmthrottle.enabled=false} turns it off).
+ * Auto-configuration of the {@code llmThrottle} health indicator, when the application
+ * has Spring Boot's health support ({@code management.health.llmthrottle.enabled=false}
+ * turns it off).
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

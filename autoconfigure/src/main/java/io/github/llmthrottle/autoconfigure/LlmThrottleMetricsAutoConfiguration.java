@@ -14,8 +14,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of llm-throttle's Micrometer meters ({@code llm.*}), when the application has
- * Micrometer and a {@link MeterRegistry}.
+ * Auto-configuration of llm-throttle's Micrometer meters ({@code llm.*}), when the
+ * application has Micrometer and a {@link MeterRegistry}.
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -28,8 +28,8 @@ public final class LlmThrottleMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ThrottleMetrics llmThrottleMetrics(MeterRegistry meterRegistry, ThrottleSettings settings,
-            LimiterRegistry limiters, LlmThrottleMetricsProperties properties) {
+    ThrottleMetrics llmThrottleMetrics(MeterRegistry meterRegistry, ThrottleSettings settings, LimiterRegistry limiters,
+            LlmThrottleMetricsProperties properties) {
         return new ThrottleMetrics(meterRegistry, settings, limiters, properties.toOptions());
     }
 

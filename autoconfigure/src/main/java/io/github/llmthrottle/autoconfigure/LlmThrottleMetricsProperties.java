@@ -9,8 +9,8 @@ import io.github.llmthrottle.metrics.ThrottleMetricsOptions;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Micrometer settings of llm-throttle ({@code llm.throttle.metrics.*}), used when Micrometer is
- * on the classpath.
+ * Micrometer settings of llm-throttle ({@code llm.throttle.metrics.*}), used when
+ * Micrometer is on the classpath.
  */
 @ConfigurationProperties("llm.throttle.metrics")
 public class LlmThrottleMetricsProperties {
@@ -21,13 +21,14 @@ public class LlmThrottleMetricsProperties {
     private boolean enabled = true;
 
     /**
-     * Whether per-call meters carry a tenant tag (the tenant of the @Throttled invocation, none
-     * otherwise); off by default because every tenant adds a series.
+     * Whether per-call meters carry a tenant tag (the tenant of the @Throttled
+     * invocation, none otherwise); off by default because every tenant adds a series.
      */
     private boolean tenantTag = false;
 
     /**
-     * Distribution settings of the queue wait timers (llm.queue.wait, llm.queue.wait.slo).
+     * Distribution settings of the queue wait timers (llm.queue.wait,
+     * llm.queue.wait.slo).
      */
     private final QueueWait queueWait = new QueueWait();
 
@@ -66,7 +67,8 @@ public class LlmThrottleMetricsProperties {
         private List<Double> percentiles = new ArrayList<>(ThrottleMetricsOptions.DEFAULTS.queueWaitPercentiles());
 
         /**
-         * Service-level objective boundaries of the llm.queue.wait.slo histogram; empty for none.
+         * Service-level objective boundaries of the llm.queue.wait.slo histogram; empty
+         * for none.
          */
         private List<Duration> slo = new ArrayList<>(ThrottleMetricsOptions.DEFAULTS.queueWaitSlos());
 

@@ -13,15 +13,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration properties of llm-throttle ({@code llm.throttle.*}). Bound once at startup,
- * validated and mapped into the immutable settings the core uses.
+ * Configuration properties of llm-throttle ({@code llm.throttle.*}). Bound once at
+ * startup, validated and mapped into the immutable settings the core uses.
  */
 @ConfigurationProperties("llm.throttle")
 public class LlmThrottleProperties {
 
     /**
-     * Whether llm-throttle is enabled: when false no throttled clients are registered and other
-     * RestClients are left untouched.
+     * Whether llm-throttle is enabled: when false no throttled clients are registered and
+     * other RestClients are left untouched.
      */
     private boolean enabled = true;
 
@@ -97,7 +97,8 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * One configured client: a provider endpoint with its credentials and per-model limits.
+     * One configured client: a provider endpoint with its credentials and per-model
+     * limits.
      */
     public static class Client {
 
@@ -112,8 +113,8 @@ public class LlmThrottleProperties {
         private @Nullable String baseUrl;
 
         /**
-         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai, generic). Never
-         * logged or exposed.
+         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai,
+         * generic). Never logged or exposed.
          */
         private @Nullable String apiKey;
 
@@ -128,8 +129,8 @@ public class LlmThrottleProperties {
         private Duration readTimeout = Duration.ofMinutes(10);
 
         /**
-         * Headers sent with every request; anthropic clients send anthropic-version: 2023-06-01
-         * unless set here.
+         * Headers sent with every request; anthropic clients send anthropic-version:
+         * 2023-06-01 unless set here.
          */
         private Map<String, String> defaultHeaders = new LinkedHashMap<>();
 
@@ -235,13 +236,14 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * Per-minute limits of a model (or of models without their own entry), and its concurrency
-     * ceiling. Unset means no local limit for that dimension.
+     * Per-minute limits of a model (or of models without their own entry), and its
+     * concurrency ceiling. Unset means no local limit for that dimension.
      */
     public static class Limits extends RateLimits {
 
         /**
-         * Ceiling of the adaptive concurrency limit; calls beyond it wait in the priority queue.
+         * Ceiling of the adaptive concurrency limit; calls beyond it wait in the priority
+         * queue.
          */
         private @Nullable Integer maxConcurrency;
 
@@ -261,8 +263,8 @@ public class LlmThrottleProperties {
     public static class Model extends Limits {
 
         /**
-         * Models to route to, in order, when this one cannot take a call; each must be configured
-         * under the same client.
+         * Models to route to, in order, when this one cannot take a call; each must be
+         * configured under the same client.
          */
         private List<String> fallback = new ArrayList<>();
 
@@ -307,13 +309,14 @@ public class LlmThrottleProperties {
         private Jitter jitter = Jitter.FULL;
 
         /**
-         * Whether the server's wait (retry-after-ms, retry-after, reset headers) wins over back-off;
-         * it is never undercut.
+         * Whether the server's wait (retry-after-ms, retry-after, reset headers) wins
+         * over back-off; it is never undercut.
          */
         private boolean respectRetryAfter = true;
 
         /**
-         * Longest server wait honoured; a longer one fails at once (or routes to a fallback model).
+         * Longest server wait honoured; a longer one fails at once (or routes to a
+         * fallback model).
          */
         private Duration maxRetryAfter = Duration.ofSeconds(60);
 
@@ -479,8 +482,8 @@ public class LlmThrottleProperties {
     public static class Queue {
 
         /**
-         * Waiting calls per client and model, all priorities together; a call that finds the
-         * queue full fails at once.
+         * Waiting calls per client and model, all priorities together; a call that finds
+         * the queue full fails at once.
          */
         private int capacity = 1000;
 
@@ -544,7 +547,8 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * Requests, input tokens and output tokens per minute, the three dimensions providers meter.
+     * Requests, input tokens and output tokens per minute, the three dimensions providers
+     * meter.
      */
     public abstract static class RateLimits {
 
@@ -554,7 +558,8 @@ public class LlmThrottleProperties {
         private @Nullable Long requestsPerMinute;
 
         /**
-         * Input tokens per minute (estimated before the call, corrected from the response's usage).
+         * Input tokens per minute (estimated before the call, corrected from the
+         * response's usage).
          */
         private @Nullable Long inputTokensPerMinute;
 
@@ -590,9 +595,9 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * Circuit breaker settings: a model's circuit opens after consecutive overload (529), server
-     * (5xx), 408 or connection failures, fails calls fast while open (so @Throttled routes to a
-     * fallback model), then lets a few probes through.
+     * Circuit breaker settings: a model's circuit opens after consecutive overload (529),
+     * server (5xx), 408 or connection failures, fails calls fast while open
+     * (so @Throttled routes to a fallback model), then lets a few probes through.
      */
     public static class Circuit {
 
@@ -602,19 +607,20 @@ public class LlmThrottleProperties {
         private boolean enabled = true;
 
         /**
-         * Consecutive failing attempts (overloaded, 5xx, 408, connection errors; not 429 rate
-         * limits or other 4xx) that open a model's circuit.
+         * Consecutive failing attempts (overloaded, 5xx, 408, connection errors; not 429
+         * rate limits or other 4xx) that open a model's circuit.
          */
         private int failureThreshold = 5;
 
         /**
-         * How long an open circuit fails calls at once before it lets probe calls through.
+         * How long an open circuit fails calls at once before it lets probe calls
+         * through.
          */
         private Duration openWait = Duration.ofSeconds(30);
 
         /**
-         * Probe calls let through at once while half-open; that many successes close the circuit,
-         * one failure opens it again.
+         * Probe calls let through at once while half-open; that many successes close the
+         * circuit, one failure opens it again.
          */
         private int halfOpenProbes = 2;
 

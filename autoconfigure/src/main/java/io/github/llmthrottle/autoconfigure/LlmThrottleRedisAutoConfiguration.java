@@ -24,11 +24,11 @@ import org.springframework.web.client.RestClient;
 
 /**
  * Auto-configuration of the shared bucket store ({@code llm.throttle.store=redis}): a
- * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client (the
- * {@code spring.data.redis.*} settings), closed on shutdown. Runs before
- * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without Lettuce,
- * Bucket4j's Lettuce integration or Boot's Lettuce connection, startup fails with a message
- * naming {@code llm.throttle.store} and what to add.
+ * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client
+ * (the {@code spring.data.redis.*} settings), closed on shutdown. Runs before
+ * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without
+ * Lettuce, Bucket4j's Lettuce integration or Boot's Lettuce connection, startup fails
+ * with a message naming {@code llm.throttle.store} and what to add.
  */
 @AutoConfiguration(before = LlmThrottleAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")

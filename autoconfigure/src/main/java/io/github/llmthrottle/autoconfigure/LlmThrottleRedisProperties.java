@@ -18,14 +18,14 @@ public class LlmThrottleRedisProperties {
     private String keyPrefix = "llm-throttle";
 
     /**
-     * What to do when Redis cannot be reached: local (keep serving on local buckets) or reject
-     * (fail calls).
+     * What to do when Redis cannot be reached: local (keep serving on local buckets) or
+     * reject (fail calls).
      */
     private OnFailure onFailure = OnFailure.LOCAL;
 
     /**
-     * Longest wait for one Redis command; a command that takes longer counts as a failure of
-     * Redis.
+     * Longest wait for one Redis command; a command that takes longer counts as a failure
+     * of Redis.
      */
     private Duration timeout = Duration.ofMillis(500);
 

@@ -9,11 +9,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
- * What {@code llm.throttle.store=redis} needs on the classpath and in the context: Lettuce,
- * Bucket4j's Lettuce integration and Spring Boot's Lettuce connection ({@code spring.data.redis.*}).
- * Says which is missing in an {@link InvalidThrottleConfigurationException}. Refers to none of those
- * classes itself, so that it loads without them. ({@code llm.throttle.redis.*} values are checked
- * by {@link ThrottleSettingsMapper}.)
+ * What {@code llm.throttle.store=redis} needs on the classpath and in the context:
+ * Lettuce, Bucket4j's Lettuce integration and Spring Boot's Lettuce connection
+ * ({@code spring.data.redis.*}). Says which is missing in an
+ * {@link InvalidThrottleConfigurationException}. Refers to none of those classes itself,
+ * so that it loads without them. ({@code llm.throttle.redis.*} values are checked by
+ * {@link ThrottleSettingsMapper}.)
  */
 final class RedisStoreRequirements {
 

@@ -5,8 +5,8 @@ import java.time.Duration;
 import io.github.llmthrottle.limit.RedisBucketStore;
 
 /**
- * The checked settings of the Redis bucket store, mapped from {@link LlmThrottleRedisProperties}
- * by {@link ThrottleSettingsMapper}.
+ * The checked settings of the Redis bucket store, mapped from
+ * {@link LlmThrottleRedisProperties} by {@link ThrottleSettingsMapper}.
  *
  * @param keyPrefix prefix of the Redis keys that hold the buckets
  * @param onFailure what to do when Redis cannot be reached

@@ -35,17 +35,17 @@ import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.PropertyMapper.Source.Adapter;
 
 /**
- * Maps {@link LlmThrottleProperties} and {@link LlmThrottleRedisProperties}, once, into the
- * immutable settings the core uses: one {@link PropertyMapper} line per property (or nested group)
- * onto the settings' defaults, checking each value on the way. Every rule a property value must
- * meet lives here, once; a value that breaks one fails with an
- * {@link InvalidThrottleConfigurationException} naming the property and what would be valid. (The
- * settings records check their own invariants too, for callers that build them in code; a valid
- * configuration never trips them.)
+ * Maps {@link LlmThrottleProperties} and {@link LlmThrottleRedisProperties}, once, into
+ * the immutable settings the core uses: one {@link PropertyMapper} line per property (or
+ * nested group) onto the settings' defaults, checking each value on the way. Every rule a
+ * property value must meet lives here, once; a value that breaks one fails with an
+ * {@link InvalidThrottleConfigurationException} naming the property and what would be
+ * valid. (The settings records check their own invariants too, for callers that build
+ * them in code; a valid configuration never trips them.)
  * <p>
- * Nested groups are mapped first and handed to the {@link PropertyMapper} as values rather than
- * mapped inside one of its adapters: a source swallows a {@link NullPointerException}, which
- * would turn a bug into a silently missing group.
+ * Nested groups are mapped first and handed to the {@link PropertyMapper} as values
+ * rather than mapped inside one of its adapters: a source swallows a
+ * {@link NullPointerException}, which would turn a bug into a silently missing group.
  */
 final class ThrottleSettingsMapper {
 
@@ -128,7 +128,9 @@ final class ThrottleSettingsMapper {
         return settings;
     }
 
-    /** The dialect's default headers, with configured ones replacing any of the same name. */
+    /**
+     * The dialect's default headers, with configured ones replacing any of the same name.
+     */
     private static Map<String, String> headers(ProviderDialect dialect, Map<String, String> configured) {
         Map<String, String> headers = new LinkedHashMap<>(dialect.defaultHeaders());
         configured.forEach((header, value) -> {
@@ -194,8 +196,8 @@ final class ThrottleSettingsMapper {
     }
 
     /**
-     * The retry properties of a client: its overrides, and the shared settings for what it
-     * leaves unset.
+     * The retry properties of a client: its overrides, and the shared settings for what
+     * it leaves unset.
      */
     private static Retry inherit(RetrySettings shared, RetryOverrides overrides) {
         PropertyMapper map = PropertyMapper.get();
@@ -211,8 +213,9 @@ final class ThrottleSettingsMapper {
     }
 
     /**
-     * Retry settings built in one step rather than with-er by with-er: {@link RetrySettings}
-     * checks the delay against the longest delay, so a valid pair could fail half-applied.
+     * Retry settings built in one step rather than with-er by with-er:
+     * {@link RetrySettings} checks the delay against the longest delay, so a valid pair
+     * could fail half-applied.
      */
     private static RetrySettings retry(String prefix, Retry retry) {
         int maxRetries = nonNegativeNumber(prefix + "max-retries", "Use 0 to disable retries, or a positive number.")
@@ -302,7 +305,9 @@ final class ThrottleSettingsMapper {
                 "Name a model, or remove the property.");
     }
 
-    /** A per-minute limit or a concurrency ceiling: unset (no local limit) or positive. */
+    /**
+     * A per-minute limit or a concurrency ceiling: unset (no local limit) or positive.
+     */
     private static <N extends Number> @Nullable N limit(String property, @Nullable N value) {
         return (value != null) ? ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value) : null;
     }
@@ -314,8 +319,8 @@ final class ThrottleSettingsMapper {
         return value;
     }
 
-    private static InvalidThrottleConfigurationException invalid(String property, @Nullable Object value,
-            String reason, String action) {
+    private static InvalidThrottleConfigurationException invalid(String property, @Nullable Object value, String reason,
+            String action) {
         return new InvalidThrottleConfigurationException(PREFIX + property,
                 (value != null) ? String.valueOf(value) : null, reason, action);
     }

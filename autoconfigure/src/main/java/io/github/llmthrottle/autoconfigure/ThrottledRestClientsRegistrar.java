@@ -19,9 +19,9 @@ import org.springframework.util.Assert;
 import org.springframework.web.client.RestClient;
 
 /**
- * Registers one {@code RestClient} bean named {@code NAMERestClient} for each client under
- * {@code llm.throttle.clients}, built by the {@link ThrottledRestClientFactory}, unless the
- * application already defines a bean of that name (it backs off, as a
+ * Registers one {@code RestClient} bean named {@code NAMERestClient} for each client
+ * under {@code llm.throttle.clients}, built by the {@link ThrottledRestClientFactory},
+ * unless the application already defines a bean of that name (it backs off, as a
  * {@code @ConditionalOnMissingBean} would).
  */
 final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {

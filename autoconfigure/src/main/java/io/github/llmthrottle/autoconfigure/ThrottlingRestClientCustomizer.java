@@ -6,8 +6,9 @@ import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.web.client.RestClient;
 
 /**
- * Adds the {@link ThrottlingInterceptor} to every {@code RestClient.Builder} Boot hands out, so
- * that requests any RestClient sends to a configured client's base URL are throttled too.
+ * Adds the {@link ThrottlingInterceptor} to every {@code RestClient.Builder} Boot hands
+ * out, so that requests any RestClient sends to a configured client's base URL are
+ * throttled too.
  */
 final class ThrottlingRestClientCustomizer implements RestClientCustomizer {
 

@@ -36,9 +36,9 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
     }
 
     /**
-     * The settings of a client that configures nothing but its dialect and base URL: no API key,
-     * 10s to connect, 10m to read, the dialect's default headers, no default model, no limits
-     * and the default retry settings.
+     * The settings of a client that configures nothing but its dialect and base URL: no
+     * API key, 10s to connect, 10m to read, the dialect's default headers, no default
+     * model, no limits and the default retry settings.
      * @param name the client name
      * @param provider the wire dialect
      * @param baseUrl the provider's base URL
@@ -55,8 +55,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      * @return the new settings
      */
     public ClientSettings withApiKey(@Nullable String apiKey) {
-        return new ClientSettings(this.name, this.provider, this.baseUrl, apiKey, this.connectTimeout,
-                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+        return new ClientSettings(this.name, this.provider, this.baseUrl, apiKey, this.connectTimeout, this.readTimeout,
+                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
     }
 
     /**
@@ -65,8 +65,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      * @return the new settings
      */
     public ClientSettings withConnectTimeout(Duration connectTimeout) {
-        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, connectTimeout,
-                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, connectTimeout, this.readTimeout,
+                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
     }
 
     /**
@@ -75,8 +75,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      * @return the new settings
      */
     public ClientSettings withReadTimeout(Duration readTimeout) {
-        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
-                readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout, readTimeout,
+                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
     }
 
     /**

@@ -13,8 +13,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Passes every event to several observers in order; an observer that throws is logged and does
- * not keep the others (or the call) from going on.
+ * Passes every event to several observers in order; an observer that throws is logged and
+ * does not keep the others (or the call) from going on.
  */
 public final class CompositeThrottleObserver implements ThrottleObserver {
 

@@ -16,8 +16,8 @@ import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Every configured client and its models at run time: what the adapters route requests to,
- * and what the actuator endpoint and metrics read.
+ * Every configured client and its models at run time: what the adapters route requests
+ * to, and what the actuator endpoint and metrics read.
  */
 public final class LlmThrottleRegistry {
 
@@ -42,7 +42,8 @@ public final class LlmThrottleRegistry {
      * @param settings the validated settings
      * @param limiters admission control of every client and model
      * @param estimator estimates input tokens before a call
-     * @param tenantResolver resolves the tenant of requests made outside a {@code @Throttled} method
+     * @param tenantResolver resolves the tenant of requests made outside a
+     * {@code @Throttled} method
      * @param time the time source (clocks, sleeping between retries)
      * @param observer observes calls, attempts and retries
      * @return the registry
@@ -51,9 +52,8 @@ public final class LlmThrottleRegistry {
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer) {
         RequestBodyReader requestReader = new RequestBodyReader();
         UsageReader usageReader = new UsageReader();
-        return new LlmThrottleRegistry(settings,
-                (client) -> new ThrottledClient(client, limiters, estimator, tenantResolver, observer, requestReader,
-                        usageReader, settings.circuit(), time));
+        return new LlmThrottleRegistry(settings, (client) -> new ThrottledClient(client, limiters, estimator,
+                tenantResolver, observer, requestReader, usageReader, settings.circuit(), time));
     }
 
     public ThrottleSettings getSettings() {
@@ -79,8 +79,8 @@ public final class LlmThrottleRegistry {
 
     /**
      * The client a request to {@code uri} belongs to: the one whose base URL's host it is
-     * addressed to (when several clients share a host, the one with the longest base path the
-     * request's path starts with, else the first).
+     * addressed to (when several clients share a host, the one with the longest base path
+     * the request's path starts with, else the first).
      * @param uri the request's URI
      * @return the client, or {@code null} when the request goes elsewhere
      */
@@ -100,14 +100,15 @@ public final class LlmThrottleRegistry {
                 }
             }
         }
-        // the contract throttles every request to a configured client's host, even outside its base path
+        // the contract throttles every request to a configured client's host, even
+        // outside its base path
         return (best != null) ? best : sameHost;
     }
 
     private static boolean sameOrigin(URI base, URI uri) {
-        return base.getScheme().equalsIgnoreCase(String.valueOf(uri.getScheme()))
-                && base.getHost().toLowerCase(Locale.ROOT).equals(String.valueOf(uri.getHost()).toLowerCase(Locale.ROOT))
-                && port(base) == port(uri);
+        return base.getScheme().equalsIgnoreCase(String.valueOf(uri.getScheme())) && base.getHost()
+            .toLowerCase(Locale.ROOT)
+            .equals(String.valueOf(uri.getHost()).toLowerCase(Locale.ROOT)) && port(base) == port(uri);
     }
 
     private static int port(URI uri) {

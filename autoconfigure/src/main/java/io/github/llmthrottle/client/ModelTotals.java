@@ -3,10 +3,10 @@ package io.github.llmthrottle.client;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Running totals of one client and model since startup, as the endpoint's {@code totals} shows
- * them. Fed only by the events of {@link ThrottleObserver} (through {@link TotalsObserver}), the
- * same events that metrics and health see, so the totals never disagree with them. Thread-safe and
- * cheap to update on the hot path.
+ * Running totals of one client and model since startup, as the endpoint's {@code totals}
+ * shows them. Fed only by the events of {@link ThrottleObserver} (through
+ * {@link TotalsObserver}), the same events that metrics and health see, so the totals
+ * never disagree with them. Thread-safe and cheap to update on the hot path.
  */
 public final class ModelTotals {
 
@@ -45,15 +45,18 @@ public final class ModelTotals {
     /**
      * The totals at one instant.
      *
-     * @param calls logical calls that ended (one per request sent through a throttled client)
+     * @param calls logical calls that ended (one per request sent through a throttled
+     * client)
      * @param attempts HTTP attempts that ended, retries included
      * @param succeeded calls that returned a response
      * @param failed calls that failed with an exception or a non-retryable error
-     * @param rateLimited rate-limit answers (429s, and rate-limit error events inside a stream)
+     * @param rateLimited rate-limit answers (429s, and rate-limit error events inside a
+     * stream)
      * @param overloaded overloaded answers (529, overloaded 503, overloaded error events)
      * @param retries retries
      * @param fallbacks calls routed away from this model
-     * @param rejected calls refused by admission (queue full, max-wait, tenant quota, circuit)
+     * @param rejected calls refused by admission (queue full, max-wait, tenant quota,
+     * circuit)
      * @param inputTokens input tokens the provider counted
      * @param outputTokens output tokens the provider counted
      */

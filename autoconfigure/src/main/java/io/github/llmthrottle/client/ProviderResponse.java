@@ -7,8 +7,8 @@ import java.io.InputStream;
 import io.github.llmthrottle.provider.Headers;
 
 /**
- * One HTTP response of a provider, as an adapter presents its HTTP library's response to the call
- * pipeline: status and headers at once, the body as a stream read at most once.
+ * One HTTP response of a provider, as an adapter presents its HTTP library's response to
+ * the call pipeline: status and headers at once, the body as a stream read at most once.
  */
 public interface ProviderResponse extends Closeable {
 
@@ -38,9 +38,9 @@ public interface ProviderResponse extends Closeable {
     void close();
 
     /**
-     * The exception the HTTP library's own caller would see for this error response, reported as
-     * the cause when retries of it are exhausted (for {@code RestClient}, Spring's
-     * {@code HttpServerErrorException}).
+     * The exception the HTTP library's own caller would see for this error response,
+     * reported as the cause when retries of it are exhausted (for {@code RestClient},
+     * Spring's {@code HttpServerErrorException}).
      * @param body the error body, already read
      * @return the exception
      */

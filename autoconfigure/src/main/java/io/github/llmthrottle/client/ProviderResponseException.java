@@ -3,9 +3,9 @@ package io.github.llmthrottle.client;
 import java.nio.charset.StandardCharsets;
 
 /**
- * An error response of a provider, for adapters whose HTTP library has no exception of its own
- * for one: the cause of {@link io.github.llmthrottle.RetriesExhaustedException} when every retry
- * of it failed.
+ * An error response of a provider, for adapters whose HTTP library has no exception of
+ * its own for one: the cause of {@link io.github.llmthrottle.RetriesExhaustedException}
+ * when every retry of it failed.
  */
 public class ProviderResponseException extends RuntimeException {
 

@@ -14,11 +14,12 @@ import io.github.llmthrottle.provider.UsageReader;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The body of a streamed (server-sent events) response, passed to the caller as it arrives, never
- * buffered, while its events are watched for usage (Anthropic {@code message_start} and the
- * cumulative {@code message_delta}, OpenAI's final usage chunk) and for an {@code error} event
- * inside the 200 stream. Works on any HTTP library's body stream. When the caller reaches the end
- * or closes the body (or the response), the outcome is reported exactly once.
+ * The body of a streamed (server-sent events) response, passed to the caller as it
+ * arrives, never buffered, while its events are watched for usage (Anthropic
+ * {@code message_start} and the cumulative {@code message_delta}, OpenAI's final usage
+ * chunk) and for an {@code error} event inside the 200 stream. Works on any HTTP
+ * library's body stream. When the caller reaches the end or closes the body (or the
+ * response), the outcome is reported exactly once.
  */
 final class StreamSettlement {
 
@@ -110,7 +111,8 @@ final class StreamSettlement {
         if (size <= 0 || line[offset] != '{') {
             return;
         }
-        // Most events are content deltas: look at the bytes, and decode only an error event.
+        // Most events are content deltas: look at the bytes, and decode only an error
+        // event.
         if (indexOf(line, offset, length, ERROR_KEY) >= 0) {
             this.errorType = errorType(new String(line, offset, size, StandardCharsets.UTF_8));
         }
@@ -127,7 +129,8 @@ final class StreamSettlement {
     }
 
     private static String errorType(String text) {
-        for (String type : new String[] { "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "api_error" }) {
+        for (String type : new String[] { "overloaded_error", "rate_limit_error", "rate_limit_exceeded",
+                "api_error" }) {
             if (text.contains(type)) {
                 return type;
             }
@@ -173,7 +176,10 @@ final class StreamSettlement {
     /** Passes bytes through while splitting them into lines for {@link #onLine}. */
     private final class EventScanningStream extends FilterInputStream {
 
-        /** The current line, reused from line to line (grown as needed, up to {@link #MAX_LINE}). */
+        /**
+         * The current line, reused from line to line (grown as needed, up to
+         * {@link #MAX_LINE}).
+         */
         private byte[] line = new byte[256];
 
         private int length;

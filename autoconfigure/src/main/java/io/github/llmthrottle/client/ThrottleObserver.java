@@ -10,10 +10,11 @@ import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.RetryListener;
 
 /**
- * Observes what throttled clients do: admissions, attempts, retries, rejections, token usage and
- * whole calls. This is the one bookkeeping channel: the endpoint's totals, metrics, health and
- * logs are all observers of the same events; register a bean of this type to add one. Called on the calling thread; implementations must be fast and must not throw
- * (an exception is logged and ignored).
+ * Observes what throttled clients do: admissions, attempts, retries, rejections, token
+ * usage and whole calls. This is the one bookkeeping channel: the endpoint's totals,
+ * metrics, health and logs are all observers of the same events; register a bean of this
+ * type to add one. Called on the calling thread; implementations must be fast and must
+ * not throw (an exception is logged and ignored).
  */
 public interface ThrottleObserver extends RetryListener {
 
@@ -28,17 +29,19 @@ public interface ThrottleObserver extends RetryListener {
     }
 
     /**
-     * One HTTP attempt ended with a response or an I/O error. A streamed response ends when its
-     * stream does, and an error event inside a 200 stream makes it end as what the event says
-     * (for example {@link Classification.Outcome#RATE_LIMITED} with status 200).
+     * One HTTP attempt ended with a response or an I/O error. A streamed response ends
+     * when its stream does, and an error event inside a 200 stream makes it end as what
+     * the event says (for example {@link Classification.Outcome#RATE_LIMITED} with status
+     * 200).
      * @param client the client name
      * @param model the model name
-     * @param outcome how it ended ({@link Classification.Outcome#metricTag()} is the metric tag)
+     * @param outcome how it ended ({@link Classification.Outcome#metricTag()} is the
+     * metric tag)
      * @param status the HTTP status, or 0 for an I/O error
-     * @param duration how long the attempt took, admission excluded (for a stream, until it ended)
+     * @param duration how long the attempt took, admission excluded (for a stream, until
+     * it ended)
      */
-    default void onAttempt(String client, String model, Classification.Outcome outcome, int status,
-            Duration duration) {
+    default void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
     }
 
     /**
@@ -86,7 +89,10 @@ public interface ThrottleObserver extends RetryListener {
         /** A 2xx response was returned. */
         SUCCESS("success"),
 
-        /** A non-retryable error response, retries exhausted, an I/O error or any other exception. */
+        /**
+         * A non-retryable error response, retries exhausted, an I/O error or any other
+         * exception.
+         */
         FAILED("failed"),
 
         /** Refused by admission or an open circuit. */

@@ -26,8 +26,8 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
         CircuitSettings circuit) {
 
     /**
-     * The defaults: no clients, 1000 waiting calls per client and model, 30s longest wait, no
-     * tenant limits, the default circuit settings.
+     * The defaults: no clients, 1000 waiting calls per client and model, 30s longest
+     * wait, no tenant limits, the default circuit settings.
      */
     public static final ThrottleSettings DEFAULTS = new ThrottleSettings(Map.of(), 1000, Duration.ofSeconds(30), null,
             Map.of(), CircuitSettings.DEFAULTS);
@@ -42,7 +42,8 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      * @param clients the clients by name, in configuration order
      * @param queueCapacity waiting calls per client and model
      * @param maxWait default longest wait for admission
-     * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
+     * @param defaultTenantLimits limits of every tenant without an override, or
+     * {@code null}
      * @param tenantOverrides limits by tenant id
      */
     public ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
@@ -82,7 +83,8 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
 
     /**
      * A copy with other limits for tenants without an override.
-     * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
+     * @param defaultTenantLimits limits of every tenant without an override, or
+     * {@code null}
      * @return the new settings
      */
     public ThrottleSettings withDefaultTenantLimits(@Nullable TenantLimits defaultTenantLimits) {

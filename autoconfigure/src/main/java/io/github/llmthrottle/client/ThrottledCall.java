@@ -26,12 +26,13 @@ import io.github.llmthrottle.routing.ModelCircuit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One logical call through a {@link ThrottledClient}, from the request to its settled response:
- * the per-call record (model, context, admission request, the adapter's exchange) and the steps
- * of each attempt. In order: the circuit's permission, admission (priority queue, buckets,
- * concurrency, tenant), the HTTP attempt, classification of the response, calibration from its
- * headers, the model-wide pause after a 429, settlement of the tokens from the JSON body or the
- * stream's events, and the events every observer (totals, metrics, health) sees. Retries are the
+ * One logical call through a {@link ThrottledClient}, from the request to its settled
+ * response: the per-call record (model, context, admission request, the adapter's
+ * exchange) and the steps of each attempt. In order: the circuit's permission, admission
+ * (priority queue, buckets, concurrency, tenant), the HTTP attempt, classification of the
+ * response, calibration from its headers, the model-wide pause after a 429, settlement of
+ * the tokens from the JSON body or the stream's events, and the events every observer
+ * (totals, metrics, health) sees. Retries are the
  * {@link io.github.llmthrottle.retry.RetryEngine}'s, around {@link #attempt(int)}.
  *
  * @param <R> the adapter's response type
@@ -83,7 +84,8 @@ final class ThrottledCall<R extends ProviderResponse> {
         Duration maxWait = (context != null) ? context.getMaxWait() : null;
         this.admission = new AdmissionRequest(priority, tenant, inputTokens, (maxOutput != null) ? maxOutput : 0,
                 maxWait);
-        // a tenant from the TenantResolver is made current for the call, so observers (metrics) see it too
+        // a tenant from the TenantResolver is made current for the call, so observers
+        // (metrics) see it too
         this.scope = (context == null && tenant != null)
                 ? ThrottleContext.open(new ThrottleContext(client.getName(), modelName, priority, tenant, 0, null))
                 : null;
@@ -108,8 +110,9 @@ final class ThrottledCall<R extends ProviderResponse> {
      */
     ThrottledResponse<R> run() throws IOException {
         try (ThrottleContext.Scope scope = (this.scope != null) ? this.scope : NO_SCOPE) {
-            // inside a @Throttled invocation no server wait beyond its max-wait is slept: the call
-            // fails with RetryAfterTooLongException and the invocation moves on to its next model
+            // inside a @Throttled invocation no server wait beyond its max-wait is slept:
+            // the call fails with RetryAfterTooLongException and the invocation moves on
+            // to its next model
             ThrottledResponse<R> response = this.client.retryEngine.execute(this.client.getName(), this.model.name,
                     this.admission.maxWait(), this::attempt);
             callEnded((response.status() / 100 == 2) ? CallOutcome.SUCCESS : CallOutcome.FAILED);
@@ -134,8 +137,9 @@ final class ThrottledCall<R extends ProviderResponse> {
     }
 
     private ThrottledResponse<R> attempt(int retryCount) throws IOException {
-        // Before admission, so that an open circuit fails fast instead of queueing. The permission
-        // goes with the attempt's outcome to the events; a stream takes it along until it ends.
+        // Before admission, so that an open circuit fails fast instead of queueing. The
+        // permission goes with the attempt's outcome to the events; a stream takes it
+        // along until it ends.
         Attempt attempt = new Attempt(this.model.circuit.acquire());
         try {
             return attempt.run();
@@ -269,9 +273,9 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
 
         /**
-         * A 2xx stream: passed through as it arrives; its attempt ends (for the events and the
-         * circuit, whose permission it takes along) when the stream does, as what its error event
-         * says if it has one.
+         * A 2xx stream: passed through as it arrives; its attempt ends (for the events
+         * and the circuit, whose permission it takes along) when the stream does, as what
+         * its error event says if it has one.
          */
         private ThrottledResponse<R> stream(R response, int status, Headers headers, Permit permit) {
             this.handedOver = true;
@@ -286,7 +290,8 @@ final class ThrottledCall<R extends ProviderResponse> {
                             Outcome attemptOutcome = streamOutcome(outcome.errorType());
                             ended(attemptOutcome, status);
                             if (attemptOutcome == Outcome.RATE_LIMITED) {
-                                // a rate limit inside a 200 stream (Azure sends retry-after with it): pause the model too
+                                // a rate limit inside a 200 stream (Azure sends
+                                // retry-after with it): pause the model too
                                 RetryAfter serverWait = RetryAfter.fromHeaders(headers,
                                         ThrottledCall.this.client.time.clock());
                                 if (serverWait != null) {
@@ -314,8 +319,8 @@ final class ThrottledCall<R extends ProviderResponse> {
     }
 
     /**
-     * Reads a whole body, into an array of exactly its {@code Content-Length} when the provider
-     * sent one (as JSON responses have), instead of growing buffers and copying.
+     * Reads a whole body, into an array of exactly its {@code Content-Length} when the
+     * provider sent one (as JSON responses have), instead of growing buffers and copying.
      */
     static byte[] readBody(InputStream in, long contentLength) throws IOException {
         if (contentLength < 0 || contentLength > MAX_EXACT_BODY) {

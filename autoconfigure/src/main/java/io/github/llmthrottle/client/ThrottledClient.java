@@ -20,11 +20,12 @@ import io.github.llmthrottle.routing.ModelCircuit;
 import io.github.llmthrottle.time.TimeSource;
 
 /**
- * One configured client at run time, and the entry of its call pipeline: {@link #exchange} turns
- * each HTTP request of any HTTP library into context resolution, admission, attempts,
- * classification, calibration, the model-wide pause, the circuit, retries and the settlement of
- * its tokens (see {@link ThrottledCall}). Adapters of HTTP libraries (the {@code RestClient}
- * interceptor, OkHttp, the official SDKs) only translate their request and response types.
+ * One configured client at run time, and the entry of its call pipeline:
+ * {@link #exchange} turns each HTTP request of any HTTP library into context resolution,
+ * admission, attempts, classification, calibration, the model-wide pause, the circuit,
+ * retries and the settlement of its tokens (see {@link ThrottledCall}). Adapters of HTTP
+ * libraries (the {@code RestClient} interceptor, OkHttp, the official SDKs) only
+ * translate their request and response types.
  */
 public final class ThrottledClient {
 
@@ -67,7 +68,8 @@ public final class ThrottledClient {
         this.time = time;
         this.events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
-        // ThreadLocalRandom.current() is one instance that reads the calling thread's own seed
+        // ThreadLocalRandom.current() is one instance that reads the calling thread's own
+        // seed
         this.retryEngine = new RetryEngine(settings.retry(), time, ThreadLocalRandom.current(), this.events);
         settings.models().keySet().forEach(this::model);
     }
@@ -81,7 +83,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * The models seen so far: every configured model, and any other model a request named.
+     * The models seen so far: every configured model, and any other model a request
+     * named.
      * @return the models by name
      */
     public Map<String, ThrottledModel> getModels() {
@@ -100,12 +103,13 @@ public final class ThrottledClient {
     }
 
     /**
-     * Sends one request through the call pipeline: admitted, attempted, retried and settled as
-     * this client's settings say.
+     * Sends one request through the call pipeline: admitted, attempted, retried and
+     * settled as this client's settings say.
      * @param <R> the adapter's response type
      * @param request the request
      * @param exchange sends the request once per attempt
-     * @return the final response: a success, or an error that is not retried (a 400, a quota 429)
+     * @return the final response: a success, or an error that is not retried (a 400, a
+     * quota 429)
      * @throws IOException an I/O error that is not retried, or an interrupt while waiting
      * @throws LlmThrottleException when the call is refused or retries are exhausted
      */
@@ -125,8 +129,9 @@ public final class ThrottledClient {
     }
 
     /**
-     * Records that a {@code @Throttled} invocation refused {@code model} before calling it (its
-     * circuit was open, or admission would have taken longer than the invocation's max-wait).
+     * Records that a {@code @Throttled} invocation refused {@code model} before calling
+     * it (its circuit was open, or admission would have taken longer than the
+     * invocation's max-wait).
      * @param model the model refused
      * @param rejection the exception the invocation would have seen
      */

@@ -9,11 +9,11 @@ import io.github.llmthrottle.provider.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the call pipeline returns to an adapter: the provider's final response (status and headers
- * as the HTTP library returned them) and the body the caller reads. A non-streamed body has been
- * read into memory (its usage settled the reservation, and the connection is free); a streamed
- * body is the provider's live stream, settled from its events as the caller reads, until the
- * caller reaches its end or closes it.
+ * What the call pipeline returns to an adapter: the provider's final response (status and
+ * headers as the HTTP library returned them) and the body the caller reads. A
+ * non-streamed body has been read into memory (its usage settled the reservation, and the
+ * connection is free); a streamed body is the provider's live stream, settled from its
+ * events as the caller reads, until the caller reaches its end or closes it.
  *
  * @param <R> the adapter's response type
  */
@@ -40,8 +40,8 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
     }
 
     /**
-     * The provider's response as the adapter's HTTP library returned it. Read its status and
-     * headers; read the body through {@link #body()}.
+     * The provider's response as the adapter's HTTP library returned it. Read its status
+     * and headers; read the body through {@link #body()}.
      * @return the response
      */
     public R response() {
@@ -81,8 +81,8 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
     }
 
     /**
-     * The body the caller reads: the same stream on every call for a streamed body, a new stream
-     * over the bytes otherwise.
+     * The body the caller reads: the same stream on every call for a streamed body, a new
+     * stream over the bytes otherwise.
      * @return the body
      * @throws IOException when a streamed body cannot be opened
      */

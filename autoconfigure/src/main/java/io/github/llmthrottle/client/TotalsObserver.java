@@ -9,7 +9,8 @@ import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
 
 /**
- * Keeps the {@link ModelTotals} of one client from the same events every other observer sees.
+ * Keeps the {@link ModelTotals} of one client from the same events every other observer
+ * sees.
  */
 final class TotalsObserver implements ThrottleObserver {
 
@@ -24,8 +25,7 @@ final class TotalsObserver implements ThrottleObserver {
     }
 
     @Override
-    public void onAttempt(String client, String model, Classification.Outcome outcome, int status,
-            Duration duration) {
+    public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
         ModelTotals totals = this.totals.apply(model);
         totals.attempts.increment();
         switch (outcome) {

@@ -8,12 +8,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The calls of one {@link ModelLimiter} in flight, and their adaptive limit. With
- * {@code maxConcurrency} set, a Netflix {@link AIMDLimit} (initial limit min(maxConcurrency, 20))
- * caps the calls in flight: a {@code DROPPED} release shrinks it, a {@code SUCCESS} release grows
- * it, {@code IGNORED} leaves it. Calls waiting for a slot wait in the {@link AdmissionQueue}.
- * Without {@code maxConcurrency} it only counts the calls in flight.
+ * {@code maxConcurrency} set, a Netflix {@link AIMDLimit} (initial limit
+ * min(maxConcurrency, 20)) caps the calls in flight: a {@code DROPPED} release shrinks
+ * it, a {@code SUCCESS} release grows it, {@code IGNORED} leaves it. Calls waiting for a
+ * slot wait in the {@link AdmissionQueue}. Without {@code maxConcurrency} it only counts
+ * the calls in flight.
  *
- * <p>Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
+ * <p>
+ * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
 final class AdaptiveConcurrency {
 
@@ -30,7 +32,10 @@ final class AdaptiveConcurrency {
         this.limit = limit(max, null);
     }
 
-    /** Changes {@code maxConcurrency}, starting the new limit where the old one had got to. */
+    /**
+     * Changes {@code maxConcurrency}, starting the new limit where the old one had got
+     * to.
+     */
     void resize(@Nullable Integer max) {
         if (!Objects.equals(this.max, max)) {
             this.max = max;
@@ -55,7 +60,8 @@ final class AdaptiveConcurrency {
      * Frees the slot of a call that went out, and feeds the limit with how it went.
      * @param admittedAt when the call was admitted, in nanoseconds of the limiter's clock
      * @param now the time now, on the same clock
-     * @param inFlightAtAdmission the calls in flight when it was admitted, itself included
+     * @param inFlightAtAdmission the calls in flight when it was admitted, itself
+     * included
      * @param outcome how it went
      */
     void release(long admittedAt, long now, int inFlightAtAdmission, Permit.Outcome outcome) {
@@ -89,7 +95,8 @@ final class AdaptiveConcurrency {
             .initialLimit(Math.max(1, Math.min(max, initial)))
             .minLimit(1)
             .maxLimit(max)
-            // LLM calls legitimately take minutes: latency alone must not shrink the limit.
+            // LLM calls legitimately take minutes: latency alone must not shrink the
+            // limit.
             .timeout(1, TimeUnit.DAYS)
             .build();
     }

@@ -11,20 +11,23 @@ import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The gate between one {@link ModelLimiter}'s {@link AdmissionQueue} and the model's resources:
- * whether a waiting call can go now and, if it can, its admission. The queue decides who is next;
- * the gate decides whether they may go.
+ * The gate between one {@link ModelLimiter}'s {@link AdmissionQueue} and the model's
+ * resources: whether a waiting call can go now and, if it can, its admission. The queue
+ * decides who is next; the gate decides whether they may go.
  *
- * <p>A call goes when the spread-out release after a pause does not hold it ({@link ModelPause}),
- * a concurrency slot is free ({@link AdaptiveConcurrency}), the model's buckets hold what it needs
- * and then its tenant's buckets do; it then takes all of it at once ({@link Reservation}) and gets
- * its {@link LimiterPermit}. A call that needs more than a whole bucket fails with
- * {@link DemandExceedsLimitException} (or {@link TenantQuotaExceededException} for a tenant
- * bucket): it could never fit. That is checked on arrival, and again while the call waits, since
- * the limits may be lowered below what it needs. When a shared store is down and configured to
- * reject, the call fails with {@link SharedStoreUnavailableException}.
+ * <p>
+ * A call goes when the spread-out release after a pause does not hold it
+ * ({@link ModelPause}), a concurrency slot is free ({@link AdaptiveConcurrency}), the
+ * model's buckets hold what it needs and then its tenant's buckets do; it then takes all
+ * of it at once ({@link Reservation}) and gets its {@link LimiterPermit}. A call that
+ * needs more than a whole bucket fails with {@link DemandExceedsLimitException} (or
+ * {@link TenantQuotaExceededException} for a tenant bucket): it could never fit. That is
+ * checked on arrival, and again while the call waits, since the limits may be lowered
+ * below what it needs. When a shared store is down and configured to reject, the call
+ * fails with {@link SharedStoreUnavailableException}.
  *
- * <p>Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
+ * <p>
+ * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
  */
 final class AdmissionGate {
 
@@ -51,12 +54,13 @@ final class AdmissionGate {
 
     /**
      * Decides about one waiting call: admits it ({@link Waiter#admit}), fails it
-     * ({@link Waiter#fail}), or marks in {@link Waiter#blockedBy} what holds it back (the model,
-     * or only its tenant).
+     * ({@link Waiter#fail}), or marks in {@link Waiter#blockedBy} what holds it back (the
+     * model, or only its tenant).
      * @param waiter the call
      * @param now the time now, in nanoseconds of the limiter's clock
-     * @return for a call held back, when time alone may let it go ({@link Long#MAX_VALUE} if only
-     * a change of state can); {@link Long#MAX_VALUE} for a call admitted or failed
+     * @return for a call held back, when time alone may let it go ({@link Long#MAX_VALUE}
+     * if only a change of state can); {@link Long#MAX_VALUE} for a call admitted or
+     * failed
      */
     long examine(Waiter waiter, long now) {
         AdmissionRequest request = waiter.request;

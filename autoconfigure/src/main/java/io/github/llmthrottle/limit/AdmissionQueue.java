@@ -15,29 +15,35 @@ import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The bounded priority queue in front of one {@link ModelLimiter}: the calls of one client and
- * model waiting for admission, in the order in which they will be admitted.
+ * The bounded priority queue in front of one {@link ModelLimiter}: the calls of one
+ * client and model waiting for admission, in the order in which they will be admitted.
  *
- * <p>The queue is bounded by its capacity over all priorities (a call that cannot be admitted at
- * once and finds the queue full fails with {@link io.github.llmthrottle.QueueFullException}). It
- * is ordered by <em>virtual arrival time</em>: the arrival time plus {@link #PRIORITY_STEP} for
- * {@code NORMAL} and twice that for {@code BATCH}, then by arrival. So priorities are strict among
- * calls that arrived within one step of each other, FIFO holds within a priority, and waiting ages
- * a call: a {@code BATCH} call that has waited more than two steps (60 s) is ahead of a
+ * <p>
+ * The queue is bounded by its capacity over all priorities (a call that cannot be
+ * admitted at once and finds the queue full fails with
+ * {@link io.github.llmthrottle.QueueFullException}). It is ordered by <em>virtual arrival
+ * time</em>: the arrival time plus {@link #PRIORITY_STEP} for {@code NORMAL} and twice
+ * that for {@code BATCH}, then by arrival. So priorities are strict among calls that
+ * arrived within one step of each other, FIFO holds within a priority, and waiting ages a
+ * call: a {@code BATCH} call that has waited more than two steps (60 s) is ahead of a
  * {@code REALTIME} call arriving now, and never starves.
  *
- * <p>The limiter's {@link AdmissionGate} says of each waiter, in this order, whether it can go
- * now ({@link #dispatch(long, AdmissionGate)}). Nobody behind a call held back by the model's
- * resources goes ahead of it (a small call does not overtake a large one forever). A call held
- * back only by its own tenant's buckets (the model could admit it) keeps its place, but later
- * calls of <em>other</em> tenants (or without tenant) that the model and their tenants can admit
- * go ahead of it; later calls of the same tenant do not, so each tenant stays FIFO.
+ * <p>
+ * The limiter's {@link AdmissionGate} says of each waiter, in this order, whether it can
+ * go now ({@link #dispatch(long, AdmissionGate)}). Nobody behind a call held back by the
+ * model's resources goes ahead of it (a small call does not overtake a large one
+ * forever). A call held back only by its own tenant's buckets (the model could admit it)
+ * keeps its place, but later calls of <em>other</em> tenants (or without tenant) that the
+ * model and their tenants can admit go ahead of it; later calls of the same tenant do
+ * not, so each tenant stays FIFO.
  *
- * <p>Every waiter waits on a {@link Condition} of the limiter's lock until it is signalled or its
- * deadline passes; only the head of the queue also waits with a timer, for the next moment at
- * which time alone could let a call go ({@link #waitUntil(Waiter)}), so that a long queue does not
- * wake up all at once. Times are nanoseconds of the limiter's monotonic clock. Not thread-safe:
- * the owning {@link ModelLimiter} guards it with its lock.
+ * <p>
+ * Every waiter waits on a {@link Condition} of the limiter's lock until it is signalled
+ * or its deadline passes; only the head of the queue also waits with a timer, for the
+ * next moment at which time alone could let a call go ({@link #waitUntil(Waiter)}), so
+ * that a long queue does not wake up all at once. Times are nanoseconds of the limiter's
+ * monotonic clock. Not thread-safe: the owning {@link ModelLimiter} guards it with its
+ * lock.
  */
 final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
@@ -66,7 +72,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         return this.capacity;
     }
 
-    /** The virtual arrival time of a call of {@code priority} arriving at {@code arrival}. */
+    /**
+     * The virtual arrival time of a call of {@code priority} arriving at {@code arrival}.
+     */
     static long rank(Priority priority, long arrival) {
         return Nanos.saturatedAdd(arrival, priority.ordinal() * PRIORITY_STEP.toNanos());
     }
@@ -108,9 +116,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
     }
 
     /**
-     * Admits every waiter that {@code gate} lets through, in queue order and by the rules of the
-     * class description, and has the head of the queue wait with a timer for the earliest moment
-     * at which time alone may let a call go.
+     * Admits every waiter that {@code gate} lets through, in queue order and by the rules
+     * of the class description, and has the head of the queue wait with a timer for the
+     * earliest moment at which time alone may let a call go.
      */
     void dispatch(long now, AdmissionGate gate) {
         long wake = Long.MAX_VALUE;
@@ -141,7 +149,10 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         scheduleWake(wake);
     }
 
-    /** Holds every waiter until {@code until} (a pause of the model): none is even looked at. */
+    /**
+     * Holds every waiter until {@code until} (a pause of the model): none is even looked
+     * at.
+     */
     void holdUntil(long until) {
         Waiter head = head();
         if (head != null) {
@@ -151,17 +162,17 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
     }
 
     /**
-     * Until when a waiter waits before it looks again: the head of the queue until the next wake
-     * or its deadline, whichever comes first, the others until their deadline.
+     * Until when a waiter waits before it looks again: the head of the queue until the
+     * next wake or its deadline, whichever comes first, the others until their deadline.
      */
     long waitUntil(Waiter waiter) {
         return (waiter == this.timerOwner) ? Math.min(waiter.deadline, this.nextWake) : waiter.deadline;
     }
 
     /**
-     * Makes the head of the queue the one waiter that waits with a timer, until {@code wake}
-     * (the next moment time alone could let a call go, {@link Long#MAX_VALUE} for none), and
-     * signals it if the head or the time changed.
+     * Makes the head of the queue the one waiter that waits with a timer, until
+     * {@code wake} (the next moment time alone could let a call go,
+     * {@link Long#MAX_VALUE} for none), and signals it if the head or the time changed.
      */
     private void scheduleWake(long wake) {
         Waiter head = head();
@@ -180,7 +191,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
                 this.queuedByPriority[Priority.NORMAL.ordinal()], this.queuedByPriority[Priority.BATCH.ordinal()]);
     }
 
-    /** What last held a waiting call back, to name the right failure when it times out. */
+    /**
+     * What last held a waiting call back, to name the right failure when it times out.
+     */
     enum Blocker {
 
         QUEUE, MODEL, TENANT
@@ -188,8 +201,8 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
     }
 
     /**
-     * A call waiting in the queue, and what became of it: the limiter sets its permit or its
-     * failure and signals it, or the call gives up when its deadline passes.
+     * A call waiting in the queue, and what became of it: the limiter sets its permit or
+     * its failure and signals it, or the call gives up when its deadline passes.
      */
     static final class Waiter {
 
@@ -213,8 +226,8 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
         Blocker blockedBy = Blocker.QUEUE;
 
-        private Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long sequence,
-                long rank, long deadline, Condition condition) {
+        private Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long sequence, long rank,
+                long deadline, Condition condition) {
             this.request = request;
             this.tenant = tenant;
             this.maxWait = maxWait;

@@ -6,9 +6,9 @@ import io.github.llmthrottle.Priority;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one HTTP attempt asks of a model's limits: one request, its estimated input tokens and
- * the output tokens it reserves ({@code max_tokens}), with the caller's priority, tenant and the
- * longest it agrees to wait.
+ * What one HTTP attempt asks of a model's limits: one request, its estimated input tokens
+ * and the output tokens it reserves ({@code max_tokens}), with the caller's priority,
+ * tenant and the longest it agrees to wait.
  *
  * @param priority priority in the admission queue
  * @param tenant tenant whose quota also applies, or {@code null}
@@ -22,8 +22,8 @@ public record AdmissionRequest(Priority priority, @Nullable String tenant, long 
 
     public AdmissionRequest {
         if (inputTokens < 0 || outputTokens < 0) {
-            throw new IllegalArgumentException("Token counts must not be negative: input=" + inputTokens
-                    + ", output=" + outputTokens);
+            throw new IllegalArgumentException(
+                    "Token counts must not be negative: input=" + inputTokens + ", output=" + outputTokens);
         }
         if (maxWait != null && maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);

@@ -8,9 +8,9 @@ import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.TokensInheritanceStrategy;
 
 /**
- * A {@link TokenBucket} on a Bucket4j {@link Bucket}, local or a proxy of a shared one: capacity
- * one minute's worth of the limit, refilled greedily (continuously), as Anthropic documents its
- * own buckets.
+ * A {@link TokenBucket} on a Bucket4j {@link Bucket}, local or a proxy of a shared one:
+ * capacity one minute's worth of the limit, refilled greedily (continuously), as
+ * Anthropic documents its own buckets.
  */
 public final class Bucket4jTokenBucket implements TokenBucket {
 
@@ -21,7 +21,8 @@ public final class Bucket4jTokenBucket implements TokenBucket {
     private volatile long capacity;
 
     /**
-     * Wraps a bucket that was built with {@link #configuration(long)} of {@code limitPerMinute}.
+     * Wraps a bucket that was built with {@link #configuration(long)} of
+     * {@code limitPerMinute}.
      * @param bucket the Bucket4j bucket
      * @param limitPerMinute its limit
      */
@@ -31,8 +32,8 @@ public final class Bucket4jTokenBucket implements TokenBucket {
     }
 
     /**
-     * The Bucket4j configuration of a per-minute limit: capacity {@code limitPerMinute}, greedy
-     * refill of {@code limitPerMinute} per minute.
+     * The Bucket4j configuration of a per-minute limit: capacity {@code limitPerMinute},
+     * greedy refill of {@code limitPerMinute} per minute.
      * @param limitPerMinute the limit
      * @return the configuration
      */

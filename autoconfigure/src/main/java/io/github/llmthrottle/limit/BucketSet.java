@@ -7,9 +7,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The buckets of one owner (a model, or a tenant on a model), one per limited dimension, consumed
- * all together or not at all. Not thread-safe: the owning {@link ModelLimiter} guards it with its
- * lock.
+ * The buckets of one owner (a model, or a tenant on a model), one per limited dimension,
+ * consumed all together or not at all. Not thread-safe: the owning {@link ModelLimiter}
+ * guards it with its lock.
  */
 final class BucketSet {
 
@@ -38,7 +38,9 @@ final class BucketSet {
         return this.buckets.get(dimension);
     }
 
-    /** The first dimension whose whole capacity is less than the attempt needs, or null. */
+    /**
+     * The first dimension whose whole capacity is less than the attempt needs, or null.
+     */
     @Nullable Dimension oversize(long input, long output) {
         for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
             if (entry.getKey().cost(input, output) > entry.getValue().capacity()) {
@@ -58,8 +60,8 @@ final class BucketSet {
     }
 
     /**
-     * Takes what the attempt needs from every bucket, or from none: a partial consumption is
-     * given back before returning {@code false} (or throwing).
+     * Takes what the attempt needs from every bucket, or from none: a partial consumption
+     * is given back before returning {@code false} (or throwing).
      */
     boolean tryConsume(long input, long output, List<Charge> charges) {
         int mark = charges.size();

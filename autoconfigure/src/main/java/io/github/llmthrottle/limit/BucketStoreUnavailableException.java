@@ -6,10 +6,10 @@ import io.github.llmthrottle.SharedStoreUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown by a {@link TokenBucket} of a shared {@link BucketStore} when the store cannot be
- * reached and it is configured to refuse admissions rather than fall back to local buckets.
- * {@link ModelLimiter} fails the waiting call with a {@link SharedStoreUnavailableException}
- * naming its client and model.
+ * Thrown by a {@link TokenBucket} of a shared {@link BucketStore} when the store cannot
+ * be reached and it is configured to refuse admissions rather than fall back to local
+ * buckets. {@link ModelLimiter} fails the waiting call with a
+ * {@link SharedStoreUnavailableException} naming its client and model.
  */
 public class BucketStoreUnavailableException extends RuntimeException {
 

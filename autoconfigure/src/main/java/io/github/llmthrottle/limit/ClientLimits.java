@@ -5,8 +5,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The limits of one configured client: its listed models, and the limits of any other model
- * called through it ({@code default-limits}).
+ * The limits of one configured client: its listed models, and the limits of any other
+ * model called through it ({@code default-limits}).
  *
  * @param defaultLimits limits of models not listed, or {@code null} for no local limit
  * @param models limits per listed model

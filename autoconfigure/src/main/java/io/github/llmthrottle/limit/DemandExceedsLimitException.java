@@ -4,11 +4,11 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RejectionReason;
 
 /**
- * Thrown at once, without queueing, when one attempt needs more than a whole bucket of its model
- * holds (for instance 40,000 input tokens against a 30,000 input-tokens-per-minute limit, or a
- * lower limit the provider reported). Such a call could never be admitted, however long it waited,
- * so it is a throttling failure with no retry time: a fallback model with larger limits may still
- * take it.
+ * Thrown at once, without queueing, when one attempt needs more than a whole bucket of
+ * its model holds (for instance 40,000 input tokens against a 30,000
+ * input-tokens-per-minute limit, or a lower limit the provider reported). Such a call
+ * could never be admitted, however long it waited, so it is a throttling failure with no
+ * retry time: a fallback model with larger limits may still take it.
  */
 public class DemandExceedsLimitException extends LlmThrottleException {
 
@@ -19,9 +19,9 @@ public class DemandExceedsLimitException extends LlmThrottleException {
     private final long limit;
 
     public DemandExceedsLimitException(String client, String model, Dimension dimension, long demand, long limit) {
-        super("Request needs " + demand + " " + dimension + " but the limit of client '" + client + "', model '"
-                + model + "' is " + limit + " " + dimension + " per minute; it can never be admitted", client, model,
-                null, null);
+        super("Request needs " + demand + " " + dimension + " but the limit of client '" + client + "', model '" + model
+                + "' is " + limit + " " + dimension + " per minute; it can never be admitted", client, model, null,
+                null);
         this.dimension = dimension;
         this.demand = demand;
         this.limit = limit;

@@ -15,9 +15,10 @@ public enum Dimension {
     OUTPUT_TOKENS("output tokens"),
 
     /**
-     * Input and output tokens together (OpenAI's TPM). Never configured: only learned from the
-     * provider's {@code tokens} headers when the provider reports no separate input and output
-     * limits. An attempt costs its input plus its reserved output tokens.
+     * Input and output tokens together (OpenAI's TPM). Never configured: only learned
+     * from the provider's {@code tokens} headers when the provider reports no separate
+     * input and output limits. An attempt costs its input plus its reserved output
+     * tokens.
      */
     TOKENS("tokens");
 

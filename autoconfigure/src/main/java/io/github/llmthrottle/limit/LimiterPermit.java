@@ -3,9 +3,10 @@ package io.github.llmthrottle.limit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The {@link Permit} of an attempt a {@link ModelLimiter} admitted: its {@link Reservation} in the
- * buckets and its slot in the {@link AdaptiveConcurrency}. Settling and releasing change them
- * with the limiter's lock held and let the limiter admit whoever can go next.
+ * The {@link Permit} of an attempt a {@link ModelLimiter} admitted: its
+ * {@link Reservation} in the buckets and its slot in the {@link AdaptiveConcurrency}.
+ * Settling and releasing change them with the limiter's lock held and let the limiter
+ * admit whoever can go next.
  */
 final class LimiterPermit implements Permit {
 
@@ -28,7 +29,8 @@ final class LimiterPermit implements Permit {
      * @param reservation what it took from the buckets
      * @param concurrency where it holds a slot
      * @param admittedAt when it was admitted, in nanoseconds of the limiter's clock
-     * @param inFlightAtAdmission the calls in flight when it was admitted, itself included
+     * @param inFlightAtAdmission the calls in flight when it was admitted, itself
+     * included
      */
     LimiterPermit(ModelLimiter limiter, Reservation reservation, AdaptiveConcurrency concurrency, long admittedAt,
             int inFlightAtAdmission) {
@@ -51,14 +53,14 @@ final class LimiterPermit implements Permit {
     @Override
     public void release(Outcome outcome) {
         if (this.released.compareAndSet(false, true)) {
-            this.limiter.update((now) -> this.concurrency.release(this.admittedAt, now, this.inFlightAtAdmission,
-                    outcome));
+            this.limiter
+                .update((now) -> this.concurrency.release(this.admittedAt, now, this.inFlightAtAdmission, outcome));
         }
     }
 
     /**
-     * Undoes the admission of an attempt that never went out (its caller left the queue before
-     * it saw the permit). Called with the limiter's lock held.
+     * Undoes the admission of an attempt that never went out (its caller left the queue
+     * before it saw the permit). Called with the limiter's lock held.
      */
     void revoke() {
         if (this.released.compareAndSet(false, true)) {

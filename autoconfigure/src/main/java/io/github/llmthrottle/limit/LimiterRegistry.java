@@ -12,9 +12,9 @@ import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link ModelLimiter}s of every configured client, keyed by client and model. Listed models
- * get their limiter at construction; any other model called through a configured client gets one
- * on first use, with the client's default limits (or none).
+ * The {@link ModelLimiter}s of every configured client, keyed by client and model. Listed
+ * models get their limiter at construction; any other model called through a configured
+ * client gets one on first use, with the client's default limits (or none).
  */
 public final class LimiterRegistry {
 
@@ -35,9 +35,12 @@ public final class LimiterRegistry {
     /**
      * Creates the limiters of the listed models of every client.
      * @param clients limits per client name
-     * @param queueCapacity queue capacity of each client and model ({@code llm.throttle.queue.capacity})
-     * @param maxWait default longest wait for admission ({@code llm.throttle.queue.max-wait})
-     * @param tenantLimits the limits of a tenant, {@code null} for none ({@code llm.throttle.tenants})
+     * @param queueCapacity queue capacity of each client and model
+     * ({@code llm.throttle.queue.capacity})
+     * @param maxWait default longest wait for admission
+     * ({@code llm.throttle.queue.max-wait})
+     * @param tenantLimits the limits of a tenant, {@code null} for none
+     * ({@code llm.throttle.tenants})
      * @param store where the buckets live
      * @param timeSource time of the limiters, and how their waiting calls wait
      */
@@ -57,8 +60,8 @@ public final class LimiterRegistry {
     }
 
     /**
-     * The limiter of a model, created with the client's default limits if the model is not
-     * listed.
+     * The limiter of a model, created with the client's default limits if the model is
+     * not listed.
      * @param client a configured client name
      * @param model any model name
      * @return its limiter
@@ -110,8 +113,8 @@ public final class LimiterRegistry {
     }
 
     private ModelLimiter create(String client, String model, ModelLimits limits) {
-        return new ModelLimiter(client, model, limits, this.queueCapacity, this.maxWait, this.tenantLimits,
-                this.store, this.timeSource);
+        return new ModelLimiter(client, model, limits, this.queueCapacity, this.maxWait, this.tenantLimits, this.store,
+                this.timeSource);
     }
 
 }

@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param client the client name
  * @param model the model name
  * @param limits the configured limits
- * @param effectiveLimits the limits that govern now: the configured ones, lowered by any lower
- * {@code -limit} the provider reported
+ * @param effectiveLimits the limits that govern now: the configured ones, lowered by any
+ * lower {@code -limit} the provider reported
  * @param tokensPerMinute the combined input+output token limit learned from the provider
  * ({@link Dimension#TOKENS}), or {@code null}
  * @param available what the local buckets hold now
@@ -29,8 +29,8 @@ public record LimiterState(String client, String model, ModelLimits limits, Mode
         @Nullable Instant pausedUntil, int inFlight, @Nullable Integer concurrencyLimit, Queued queued) {
 
     /**
-     * What the local buckets hold now; {@code null} for a dimension without a limit. Negative
-     * when an attempt used more than it reserved.
+     * What the local buckets hold now; {@code null} for a dimension without a limit.
+     * Negative when an attempt used more than it reserved.
      *
      * @param requests requests
      * @param inputTokens input tokens
@@ -42,7 +42,8 @@ public record LimiterState(String client, String model, ModelLimits limits, Mode
     }
 
     /**
-     * Calls waiting for admission, per priority (those waiting for a concurrency slot included).
+     * Calls waiting for admission, per priority (those waiting for a concurrency slot
+     * included).
      *
      * @param realtime waiting {@code REALTIME} calls
      * @param normal waiting {@code NORMAL} calls

@@ -10,9 +10,9 @@ import io.github.bucket4j.TimeMeter;
 import io.github.llmthrottle.time.TimeSource;
 
 /**
- * Buckets kept in this JVM ({@code llm.throttle.store=memory}), Bucket4j local buckets whose time
- * comes from the wall clock of the injected {@link TimeSource}, so tests drive refill with a fake
- * clock.
+ * Buckets kept in this JVM ({@code llm.throttle.store=memory}), Bucket4j local buckets
+ * whose time comes from the wall clock of the injected {@link TimeSource}, so tests drive
+ * refill with a fake clock.
  */
 public final class LocalBucketStore implements BucketStore {
 
@@ -30,11 +30,11 @@ public final class LocalBucketStore implements BucketStore {
 
     @Override
     public TokenBucket bucket(String key, long limitPerMinute) {
-        Bucket4jTokenBucket bucket = this.buckets.computeIfAbsent(key, (k) -> new Bucket4jTokenBucket(
-                Bucket.builder().addLimit(Bucket4jTokenBucket.bandwidth(limitPerMinute))
+        Bucket4jTokenBucket bucket = this.buckets.computeIfAbsent(key,
+                (k) -> new Bucket4jTokenBucket(Bucket.builder()
+                    .addLimit(Bucket4jTokenBucket.bandwidth(limitPerMinute))
                     .withCustomTimePrecision(this.timeMeter)
-                    .build(),
-                limitPerMinute));
+                    .build(), limitPerMinute));
         bucket.reconfigure(limitPerMinute);
         return bucket;
     }

@@ -19,46 +19,51 @@ import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Admission control of one client and model: its buckets (requests, input tokens, output tokens,
- * and a combined token bucket when the provider only reports that), its tenants' buckets, the
- * adaptive concurrency limit, the pause after a 429, and the bounded priority queue in front of
- * them all. This class admits calls and holds the one {@link ReentrantLock} of the model; the
- * parts it is made of are plain objects that only it touches, with that lock held:
+ * Admission control of one client and model: its buckets (requests, input tokens, output
+ * tokens, and a combined token bucket when the provider only reports that), its tenants'
+ * buckets, the adaptive concurrency limit, the pause after a 429, and the bounded
+ * priority queue in front of them all. This class admits calls and holds the one
+ * {@link ReentrantLock} of the model; the parts it is made of are plain objects that only
+ * it touches, with that lock held:
  * <ul>
- * <li>{@link AdmissionQueue}: the calls waiting, in priority order with aging, bounded;</li>
+ * <li>{@link AdmissionQueue}: the calls waiting, in priority order with aging,
+ * bounded;</li>
  * <li>{@link AdmissionGate}: whether the next of them can go now, and its admission;</li>
  * <li>{@link TenantBuckets}: the buckets of each tenant, on top of the model's;</li>
- * <li>{@link Reservation}: what an admitted attempt took from the buckets, settled later, and
- * {@link LimiterPermit}, the permit that holds it;</li>
- * <li>{@link ProviderCalibration}: the limits in force, lowered and the buckets pulled down by
- * the provider's rate-limit headers;</li>
- * <li>{@link ModelPause}: the model-wide pause after a 429, and the spread-out release after
- * it;</li>
+ * <li>{@link Reservation}: what an admitted attempt took from the buckets, settled later,
+ * and {@link LimiterPermit}, the permit that holds it;</li>
+ * <li>{@link ProviderCalibration}: the limits in force, lowered and the buckets pulled
+ * down by the provider's rate-limit headers;</li>
+ * <li>{@link ModelPause}: the model-wide pause after a 429, and the spread-out release
+ * after it;</li>
  * <li>{@link AdaptiveConcurrency}: the calls in flight and their AIMD limit;</li>
- * <li>{@link WaitEstimate}: how long a call would wait, for routing and for the retry-after of a
- * timeout.</li>
+ * <li>{@link WaitEstimate}: how long a call would wait, for routing and for the
+ * retry-after of a timeout.</li>
  * </ul>
  *
  * <h2>Admission</h2> A call joins the {@link AdmissionQueue} (or fails with
- * {@link QueueFullException} if it cannot be admitted at once and finds the queue full). The head
- * of the queue is admitted as soon as the model's buckets hold what it needs, a concurrency slot
- * is free, and no pause holds; nobody behind a call blocked by the model's resources goes ahead of
- * it. A call of a tenant with {@link TenantLimits} also needs its tenant's buckets; a call held
- * back only by those keeps its place, but calls of other tenants go ahead of it. An admitted
- * attempt takes what it needs from every bucket at once, or nothing ({@link Reservation}). An
- * attempt that needs more than a whole bucket fails at once with
- * {@link DemandExceedsLimitException} (or {@link TenantQuotaExceededException} for a tenant
- * bucket): it could never fit; a waiting call fails the same way when the limits are lowered
- * below what it needs. A call that is interrupted or whose wait is over leaves the queue, giving
- * back a permit granted to it in the meantime; when its tenant's buckets were what held it, a
- * timeout fails with {@link TenantQuotaExceededException}, otherwise with
+ * {@link QueueFullException} if it cannot be admitted at once and finds the queue full).
+ * The head of the queue is admitted as soon as the model's buckets hold what it needs, a
+ * concurrency slot is free, and no pause holds; nobody behind a call blocked by the
+ * model's resources goes ahead of it. A call of a tenant with {@link TenantLimits} also
+ * needs its tenant's buckets; a call held back only by those keeps its place, but calls
+ * of other tenants go ahead of it. An admitted attempt takes what it needs from every
+ * bucket at once, or nothing ({@link Reservation}). An attempt that needs more than a
+ * whole bucket fails at once with {@link DemandExceedsLimitException} (or
+ * {@link TenantQuotaExceededException} for a tenant bucket): it could never fit; a
+ * waiting call fails the same way when the limits are lowered below what it needs. A call
+ * that is interrupted or whose wait is over leaves the queue, giving back a permit
+ * granted to it in the meantime; when its tenant's buckets were what held it, a timeout
+ * fails with {@link TenantQuotaExceededException}, otherwise with
  * {@link AdmissionTimeoutException}.
  *
- * <p>Waiting happens only in the injected {@link TimeSource}'s
- * {@link TimeSource#await(Condition, long) await}, and waits and deadlines run on its monotonic
- * {@link TimeSource#nanoTime() nanoTime()}; instants (the end of a pause, the time a response was
- * observed) are converted at the edge. Thread-safe; calls never wait while holding anything but
- * this limiter's {@link ReentrantLock} (released while waiting).
+ * <p>
+ * Waiting happens only in the injected {@link TimeSource}'s
+ * {@link TimeSource#await(Condition, long) await}, and waits and deadlines run on its
+ * monotonic {@link TimeSource#nanoTime() nanoTime()}; instants (the end of a pause, the
+ * time a response was observed) are converted at the edge. Thread-safe; calls never wait
+ * while holding anything but this limiter's {@link ReentrantLock} (released while
+ * waiting).
  */
 public final class ModelLimiter implements Admission {
 
@@ -102,8 +107,8 @@ public final class ModelLimiter implements Admission {
      * @param defaultMaxWait longest wait of a request that does not say
      * @param tenantLimits the limits of a tenant, {@code null} for none
      * @param store where the buckets live
-     * @param timeSource time of the queue and how waiting calls wait (the store's buckets should
-     * use the same)
+     * @param timeSource time of the queue and how waiting calls wait (the store's buckets
+     * should use the same)
      */
     public ModelLimiter(String client, String model, ModelLimits limits, int queueCapacity, Duration defaultMaxWait,
             Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
@@ -201,8 +206,8 @@ public final class ModelLimiter implements Admission {
         }
         catch (InterruptedException ex) {
             leave(waiter);
-            // Callers up the stack (the interceptor, the annotation's aspect) decide what to do
-            // about the interrupt: keep the flag so they see it too.
+            // Callers up the stack (the interceptor, the annotation's aspect) decide what
+            // to do about the interrupt: keep the flag so they see it too.
             Thread.currentThread().interrupt();
             throw ex;
         }
@@ -212,7 +217,10 @@ public final class ModelLimiter implements Admission {
         }
     }
 
-    /** Takes the waiter out of the queue, giving back a permit granted to it in the meantime. */
+    /**
+     * Takes the waiter out of the queue, giving back a permit granted to it in the
+     * meantime.
+     */
     private void leave(Waiter waiter) {
         this.queue.remove(waiter);
         LimiterPermit permit = waiter.permit;
@@ -233,8 +241,8 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
-     * Admits every waiter that can go now, in queue order, and works out when time alone will
-     * let the next one go. Called with the lock held after every change of state.
+     * Admits every waiter that can go now, in queue order, and works out when time alone
+     * will let the next one go. Called with the lock held after every change of state.
      */
     private void dispatch(long now) {
         if (this.pause.holds(now)) {
@@ -265,8 +273,9 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
-     * Applies what the provider's rate-limit headers said (see {@link ProviderCalibration} for
-     * the rule): lower {@code -limit}s govern, lower {@code -remaining}s pull the buckets down.
+     * Applies what the provider's rate-limit headers said (see
+     * {@link ProviderCalibration} for the rule): lower {@code -limit}s govern, lower
+     * {@code -remaining}s pull the buckets down.
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
@@ -274,11 +283,12 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
-     * Applies the rate-limit headers of a 429 (rate limited) response. A remaining value of 0 is
-     * taken as exactly 0 rather than "somewhere below 500" (Anthropic rounds to the nearest
-     * thousand): the provider has just said the call does not fit, so whatever the local bucket
-     * still holds is drift (for example the transit time of the first call after the bucket was
-     * full, during which the local bucket refilled and the provider's did not).
+     * Applies the rate-limit headers of a 429 (rate limited) response. A remaining value
+     * of 0 is taken as exactly 0 rather than "somewhere below 500" (Anthropic rounds to
+     * the nearest thousand): the provider has just said the call does not fit, so
+     * whatever the local bucket still holds is drift (for example the transit time of the
+     * first call after the bucket was full, during which the local bucket refilled and
+     * the provider's did not).
      * @param snapshot the headers of the 429 response
      */
     public void calibrateRejected(RateLimitSnapshot snapshot) {
@@ -299,8 +309,9 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
-     * Holds every call of this model until {@code until}; an earlier instant than a pause already
-     * in force changes nothing. When the pause ends, waiting calls are admitted one at a time.
+     * Holds every call of this model until {@code until}; an earlier instant than a pause
+     * already in force changes nothing. When the pause ends, waiting calls are admitted
+     * one at a time.
      * @param until when calls may go again
      */
     public void pauseUntil(Instant until) {
@@ -308,8 +319,8 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
-     * Replaces the configured limits; the next admission uses them. Limits learned from the
-     * provider's headers are forgotten until the next response reports them again.
+     * Replaces the configured limits; the next admission uses them. Limits learned from
+     * the provider's headers are forgotten until the next response reports them again.
      * @param newLimits the new limits
      */
     public void updateLimits(ModelLimits newLimits) {
@@ -356,14 +367,14 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
-     * Estimates how long {@code request} would wait for admission if it were enqueued now,
-     * without enqueuing it: for routing a call to a fallback model before it waits. Counts the
-     * pause, the spread-out release after it, the model's and tenant's buckets and the demand of
-     * the calls queued ahead of it; not the wait for a concurrency slot, which nothing predicts
-     * (see {@link WaitEstimate}).
+     * Estimates how long {@code request} would wait for admission if it were enqueued
+     * now, without enqueuing it: for routing a call to a fallback model before it waits.
+     * Counts the pause, the spread-out release after it, the model's and tenant's buckets
+     * and the demand of the calls queued ahead of it; not the wait for a concurrency
+     * slot, which nothing predicts (see {@link WaitEstimate}).
      * @param request the request
-     * @return the estimated wait, or {@code null} if the request can never be admitted (it needs
-     * more than a whole bucket)
+     * @return the estimated wait, or {@code null} if the request can never be admitted
+     * (it needs more than a whole bucket)
      */
     public @Nullable Duration estimatedWait(AdmissionRequest request) {
         this.lock.lock();

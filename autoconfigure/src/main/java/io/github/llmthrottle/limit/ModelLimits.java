@@ -4,9 +4,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The configured limits of one model ({@code llm.throttle.clients.NAME.models.MODEL}). A
- * {@code null} value means "no local limit" for that dimension. Each per-minute limit becomes a
- * bucket holding one minute's worth and refilling continuously; {@code maxConcurrency} is the
- * ceiling of the adaptive concurrency limit.
+ * {@code null} value means "no local limit" for that dimension. Each per-minute limit
+ * becomes a bucket holding one minute's worth and refilling continuously;
+ * {@code maxConcurrency} is the ceiling of the adaptive concurrency limit.
  *
  * @param requestsPerMinute requests per minute, or {@code null}
  * @param inputTokensPerMinute input tokens per minute, or {@code null}
@@ -29,8 +29,8 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
     /**
      * The configured per-minute limit of one dimension.
      * @param dimension the dimension
-     * @return the limit, or {@code null} when unlimited ({@link Dimension#TOKENS} is never
-     * configured, only learned from the provider's headers)
+     * @return the limit, or {@code null} when unlimited ({@link Dimension#TOKENS} is
+     * never configured, only learned from the provider's headers)
      */
     public @Nullable Long perMinute(Dimension dimension) {
         return switch (dimension) {

@@ -6,14 +6,16 @@ import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The model-wide pause of one {@link ModelLimiter} after a 429, and the spread-out release after
- * it. {@link ModelLimiter#pause(java.time.Duration)} holds every call of the model until the
- * server's time; an earlier end than a pause already in force changes nothing. When the pause
- * ends, waiting calls are admitted one at a time, spaced by 60 s / requests-per-minute (between
- * 10 ms and 1 s; 100 ms without a request limit), until the queue has drained: the calls that
- * piled up during the pause do not hit the provider all in the same instant.
+ * The model-wide pause of one {@link ModelLimiter} after a 429, and the spread-out
+ * release after it. {@link ModelLimiter#pause(java.time.Duration)} holds every call of
+ * the model until the server's time; an earlier end than a pause already in force changes
+ * nothing. When the pause ends, waiting calls are admitted one at a time, spaced by 60 s
+ * / requests-per-minute (between 10 ms and 1 s; 100 ms without a request limit), until
+ * the queue has drained: the calls that piled up during the pause do not hit the provider
+ * all in the same instant.
  *
- * <p>Times are nanoseconds of the limiter's monotonic clock. Not thread-safe: the owning
+ * <p>
+ * Times are nanoseconds of the limiter's monotonic clock. Not thread-safe: the owning
  * {@link ModelLimiter} guards it with its lock.
  */
 final class ModelPause {
@@ -35,8 +37,8 @@ final class ModelPause {
     private long nextRelease = Long.MIN_VALUE;
 
     /**
-     * Holds every call until {@code until}, starting a new spread-out release after it; an
-     * earlier time than a pause already in force changes nothing.
+     * Holds every call until {@code until}, starting a new spread-out release after it;
+     * an earlier time than a pause already in force changes nothing.
      */
     void extendTo(long until) {
         if (until > this.until) {
@@ -56,7 +58,9 @@ final class ModelPause {
         return this.until;
     }
 
-    /** Whether the spread-out release after a pause holds the next call at {@code now}. */
+    /**
+     * Whether the spread-out release after a pause holds the next call at {@code now}.
+     */
     boolean spacingHolds(long now) {
         return this.spacingOut && now < this.nextRelease;
     }
@@ -67,8 +71,8 @@ final class ModelPause {
     }
 
     /**
-     * Records that a call was admitted at {@code now}: while spacing out, the next one waits
-     * one spacing.
+     * Records that a call was admitted at {@code now}: while spacing out, the next one
+     * waits one spacing.
      * @param requestsPerMinute the request limit in force, {@code null} for none
      */
     void admitted(long now, @Nullable Long requestsPerMinute) {
@@ -77,14 +81,20 @@ final class ModelPause {
         }
     }
 
-    /** Records that the queue is empty: once the pause is over, so is the spread-out release. */
+    /**
+     * Records that the queue is empty: once the pause is over, so is the spread-out
+     * release.
+     */
     void drained(long now) {
         if (now >= this.until) {
             this.spacingOut = false;
         }
     }
 
-    /** How long a call arriving at {@code now} would wait for the pause and the spacing after it. */
+    /**
+     * How long a call arriving at {@code now} would wait for the pause and the spacing
+     * after it.
+     */
     long remainingNanos(long now) {
         long wait = (this.until > now) ? Nanos.saturatedSubtract(this.until, now) : 0;
         if (this.spacingOut && this.nextRelease > now) {

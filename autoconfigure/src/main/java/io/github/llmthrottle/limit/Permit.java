@@ -1,17 +1,19 @@
 package io.github.llmthrottle.limit;
 
 /**
- * The right to send one HTTP attempt, held from admission until the attempt's outcome is known.
- * {@link #release(Outcome)} must be called exactly once on every path (later calls are ignored);
- * {@link #settle(long, long)} corrects the reserved tokens to what the provider reported.
+ * The right to send one HTTP attempt, held from admission until the attempt's outcome is
+ * known. {@link #release(Outcome)} must be called exactly once on every path (later calls
+ * are ignored); {@link #settle(long, long)} corrects the reserved tokens to what the
+ * provider reported.
  */
 public interface Permit {
 
     /**
-     * Corrects the reservation to the provider's usage: unused reserved tokens are refunded (a
-     * bucket never fills above its capacity), and tokens used above the estimate are debited even
-     * if that overdraws the bucket, since the provider counted them too. May be called more than
-     * once (each call corrects from the previous one) and before or after {@link #release}.
+     * Corrects the reservation to the provider's usage: unused reserved tokens are
+     * refunded (a bucket never fills above its capacity), and tokens used above the
+     * estimate are debited even if that overdraws the bucket, since the provider counted
+     * them too. May be called more than once (each call corrects from the previous one)
+     * and before or after {@link #release}.
      * @param inputTokens input tokens the provider counted
      * @param outputTokens output tokens the provider counted
      */
@@ -23,7 +25,9 @@ public interface Permit {
      */
     void release(Outcome outcome);
 
-    /** How an admitted attempt ended, as the adaptive concurrency limit needs to know it. */
+    /**
+     * How an admitted attempt ended, as the adaptive concurrency limit needs to know it.
+     */
     enum Outcome {
 
         /** The provider answered (any status that is not a throttling signal). */

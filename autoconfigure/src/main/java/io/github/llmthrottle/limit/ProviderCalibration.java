@@ -10,25 +10,28 @@ import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The limits that govern one {@link ModelLimiter}'s buckets, and their calibration from the
- * provider's rate-limit headers.
+ * The limits that govern one {@link ModelLimiter}'s buckets, and their calibration from
+ * the provider's rate-limit headers.
  *
- * <p>{@link #apply(RateLimitSnapshot, boolean, Instant)} applies the provider's headers: a
- * {@code -limit} lower than the configured limit (or reported where none is configured) governs
- * until {@link #configure(ModelLimits)}; a {@code -remaining} lower than the local bucket pulls
- * the bucket down to it. The provider's numbers never raise a bucket or a limit. Tokens are
- * compared with a slack of 500 when the provider's value is a multiple of 1000 (Anthropic rounds
- * token remaining values to the nearest thousand), and the remaining value is aged by the refill
- * since the response was observed. The rule is local = min(local, serverRemaining): the
- * provider's remaining already includes the reservations of every call it has seen start, so
- * subtracting the local in-flight reservations would count those twice; calls admitted locally
- * that the provider has not seen yet are briefly forgotten, and the next response corrects that.
- * The combined {@code tokens} headers (OpenAI TPM) become a {@link Dimension#TOKENS} bucket that
- * each attempt draws input plus output tokens from, but only when the provider reports no
+ * <p>
+ * {@link #apply(RateLimitSnapshot, boolean, Instant)} applies the provider's headers: a
+ * {@code -limit} lower than the configured limit (or reported where none is configured)
+ * governs until {@link #configure(ModelLimits)}; a {@code -remaining} lower than the
+ * local bucket pulls the bucket down to it. The provider's numbers never raise a bucket
+ * or a limit. Tokens are compared with a slack of 500 when the provider's value is a
+ * multiple of 1000 (Anthropic rounds token remaining values to the nearest thousand), and
+ * the remaining value is aged by the refill since the response was observed. The rule is
+ * local = min(local, serverRemaining): the provider's remaining already includes the
+ * reservations of every call it has seen start, so subtracting the local in-flight
+ * reservations would count those twice; calls admitted locally that the provider has not
+ * seen yet are briefly forgotten, and the next response corrects that. The combined
+ * {@code tokens} headers (OpenAI TPM) become a {@link Dimension#TOKENS} bucket that each
+ * attempt draws input plus output tokens from, but only when the provider reports no
  * separate input and output limits: Anthropic's {@code tokens} headers repeat the most
  * restrictive of its separate limits and would only double-charge.
  *
- * <p>Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
+ * <p>
+ * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
 final class ProviderCalibration {
 
@@ -63,7 +66,10 @@ final class ProviderCalibration {
         applyLimits();
     }
 
-    /** The limit in force: the configured one, lowered by a lower one the provider reported. */
+    /**
+     * The limit in force: the configured one, lowered by a lower one the provider
+     * reported.
+     */
     @Nullable Long effectiveLimit(Dimension dimension) {
         Long configured = this.configured.perMinute(dimension);
         Long server = this.serverLimits.get(dimension);
@@ -87,7 +93,8 @@ final class ProviderCalibration {
     /**
      * Applies the headers of one response (see the class description).
      * @param snapshot the headers
-     * @param rejected whether the response was a 429, whose remaining 0 is taken as exactly 0
+     * @param rejected whether the response was a 429, whose remaining 0 is taken as
+     * exactly 0
      * @param now the wall-clock time now, to age the snapshot by
      */
     void apply(RateLimitSnapshot snapshot, boolean rejected, Instant now) {
@@ -132,7 +139,8 @@ final class ProviderCalibration {
         }
         boolean exhausted = rejected && remaining <= 0;
         long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
-        long refilled = (long) Math.min((double) bucket.capacity(), (double) bucket.capacity() * elapsed / MINUTE_NANOS);
+        long refilled = (long) Math.min((double) bucket.capacity(),
+                (double) bucket.capacity() * elapsed / MINUTE_NANOS);
         long target = Dimension.saturatedAdd(Dimension.saturatedAdd(Math.max(remaining, 0), slack), refilled);
         long available = bucket.availableTokens();
         if (available > target) {

@@ -19,35 +19,38 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Buckets shared by every instance that uses the same Redis server
- * ({@code llm.throttle.store=redis}): Bucket4j's compare-and-swap {@link ProxyManager} over a
- * Lettuce connection of its own, one Redis key per bucket ({@code keyPrefix + ":" + key}), each
- * with the same configuration as a local bucket ({@link Bucket4jTokenBucket#configuration(long)}).
- * Keys expire once their bucket would be full again (an absent bucket is created full, so nothing
- * is lost), and every operation is atomic in Redis: a {@code tryConsume} of one instance never
- * takes tokens another instance took.
+ * ({@code llm.throttle.store=redis}): Bucket4j's compare-and-swap {@link ProxyManager}
+ * over a Lettuce connection of its own, one Redis key per bucket
+ * ({@code keyPrefix + ":" + key}), each with the same configuration as a local bucket
+ * ({@link Bucket4jTokenBucket#configuration(long)}). Keys expire once their bucket would
+ * be full again (an absent bucket is created full, so nothing is lost), and every
+ * operation is atomic in Redis: a {@code tryConsume} of one instance never takes tokens
+ * another instance took.
  *
- * <h2>Limits</h2> Each handle asks Redis for its configuration with a version taken from the clock
- * when the limit was set here ({@link TokenBucket#reconfigure(long)}, or the handle's creation),
- * and Redis replaces an older configuration, keeping the tokens (Bucket4j's implicit configuration
- * replacement). So the latest limit set by any instance (a redeployment with new limits, a runtime
- * change) governs the shared bucket.
+ * <h2>Limits</h2> Each handle asks Redis for its configuration with a version taken from
+ * the clock when the limit was set here ({@link TokenBucket#reconfigure(long)}, or the
+ * handle's creation), and Redis replaces an older configuration, keeping the tokens
+ * (Bucket4j's implicit configuration replacement). So the latest limit set by any
+ * instance (a redeployment with new limits, a runtime change) governs the shared bucket.
  *
  * <h2>Failures</h2> Every Redis command has a timeout. When Redis cannot be reached (no
- * connection yet, connection lost, a command failing or timing out) the store serves calls without
- * Redis for {@code retryInterval}, then tries Redis again; Lettuce reconnects a lost connection in
- * the background, and while it is not connected the store does not wait for it. One warning is
- * logged per outage, and one message when Redis answers again. Without Redis, with
- * {@link OnFailure#LOCAL} each bucket is served by a local bucket of the same key (every instance
- * then admits up to the whole limit on its own); with {@link OnFailure#REJECT} taking tokens throws
- * {@link BucketStoreUnavailableException} (the {@link ModelLimiter} fails the call), waits are
- * reported as zero so that calls fail at once instead of waiting, and refunds and overdrafts are
- * dropped.
+ * connection yet, connection lost, a command failing or timing out) the store serves
+ * calls without Redis for {@code retryInterval}, then tries Redis again; Lettuce
+ * reconnects a lost connection in the background, and while it is not connected the store
+ * does not wait for it. One warning is logged per outage, and one message when Redis
+ * answers again. Without Redis, with {@link OnFailure#LOCAL} each bucket is served by a
+ * local bucket of the same key (every instance then admits up to the whole limit on its
+ * own); with {@link OnFailure#REJECT} taking tokens throws
+ * {@link BucketStoreUnavailableException} (the {@link ModelLimiter} fails the call),
+ * waits are reported as zero so that calls fail at once instead of waiting, and refunds
+ * and overdrafts are dropped.
  *
- * <p>The store opens its own connection through the given client, on a background thread: the
- * constructor waits for it for at most the client's connect timeout, later attempts (after a
- * failed one) for at most the command timeout. {@link #close()} closes it; the client stays the
- * caller's. The connection and the back-off after a failure are the {@link RedisConnector}'s;
- * this class holds the buckets and what to do without Redis.
+ * <p>
+ * The store opens its own connection through the given client, on a background thread:
+ * the constructor waits for it for at most the client's connect timeout, later attempts
+ * (after a failed one) for at most the command timeout. {@link #close()} closes it; the
+ * client stays the caller's. The connection and the back-off after a failure are the
+ * {@link RedisConnector}'s; this class holds the buckets and what to do without Redis.
  */
 public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
@@ -66,15 +69,16 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     private final AtomicLong lastVersion = new AtomicLong();
 
     /**
-     * Creates a store on a Lettuce client ({@link RedisClient} or {@link RedisClusterClient}) and
-     * starts connecting.
+     * Creates a store on a Lettuce client ({@link RedisClient} or
+     * {@link RedisClusterClient}) and starts connecting.
      * @param client the client to open the store's connection with; it stays the caller's
      * @param keyPrefix prefix of the Redis keys ({@code llm.throttle.redis.key-prefix})
      * @param onFailure what to do without Redis ({@code llm.throttle.redis.on-failure})
      * @param timeout longest wait for one Redis command, and for the connection
-     * @param retryInterval how long to do without Redis after a failure before trying it again
-     * @param timeSource time of the buckets (its wall clock) and of the back-off (its monotonic
-     * clock)
+     * @param retryInterval how long to do without Redis after a failure before trying it
+     * again
+     * @param timeSource time of the buckets (its wall clock) and of the back-off (its
+     * monotonic clock)
      */
     public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
             Duration retryInterval, TimeSource timeSource) {
@@ -118,7 +122,8 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     }
 
     private long nextVersion() {
-        // Wall-clock millis: every instance orders the configurations it sets by the same time.
+        // Wall-clock millis: every instance orders the configurations it sets by the same
+        // time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
     }
@@ -147,7 +152,10 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     private record Remote(Connection connection, Limit limit, Bucket4jTokenBucket bucket) {
     }
 
-    /** One shared bucket: Redis when it answers, the local fallback (or a refusal) when not. */
+    /**
+     * One shared bucket: Redis when it answers, the local fallback (or a refusal) when
+     * not.
+     */
     private final class SharedBucket implements TokenBucket {
 
         private final String redisKey;
@@ -194,7 +202,8 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
             if (tokens > capacity()) {
                 return Long.MAX_VALUE;
             }
-            // Rejecting: report no wait, so that the call reaches tryConsume and fails at once.
+            // Rejecting: report no wait, so that the call reaches tryConsume and fails at
+            // once.
             return execute((bucket) -> bucket.nanosToWaitFor(tokens), () -> 0L);
         }
 
@@ -222,8 +231,9 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         public void reconfigure(long limitPerMinute) {
             if (limitPerMinute != this.limit.perMinute()) {
                 this.limit = new Limit(limitPerMinute, nextVersion());
-                // Any command carries the newer configuration version: tell Redis now, not with
-                // the next admission, so that the other instances see the new limit at once.
+                // Any command carries the newer configuration version: tell Redis now,
+                // not with the next admission, so that the other instances see the new
+                // limit at once.
                 execute(TokenBucket::availableTokens, () -> 0L);
             }
         }

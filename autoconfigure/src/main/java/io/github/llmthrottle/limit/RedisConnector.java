@@ -33,15 +33,17 @@ import org.jspecify.annotations.Nullable;
  * The connection of one {@link RedisBucketStore} to Redis, and whether to use it now: the
  * Bucket4j-Lettuce side of the store, apart from what the store does without Redis.
  *
- * <p>It opens a connection of its own through the given client ({@link RedisClient} or
- * {@link RedisClusterClient}), on a background thread: the constructor waits for it for at most
- * the client's connect timeout, later attempts (after a failed one) for at most the command
- * timeout, and every Redis command has that timeout too. When Redis cannot be reached (no
- * connection yet, connection lost, a command failing or timing out) {@link #available()} says to
- * do without it for {@code retryInterval}, then tries again; Lettuce reconnects a lost connection
- * in the background, and while it is not connected nobody waits for it. One warning is logged
- * per outage, and one message when Redis answers again (under the store's logger). The back-off
- * runs on the monotonic clock of the {@link TimeSource}; Bucket4j reads its wall clock.
+ * <p>
+ * It opens a connection of its own through the given client ({@link RedisClient} or
+ * {@link RedisClusterClient}), on a background thread: the constructor waits for it for
+ * at most the client's connect timeout, later attempts (after a failed one) for at most
+ * the command timeout, and every Redis command has that timeout too. When Redis cannot be
+ * reached (no connection yet, connection lost, a command failing or timing out)
+ * {@link #available()} says to do without it for {@code retryInterval}, then tries again;
+ * Lettuce reconnects a lost connection in the background, and while it is not connected
+ * nobody waits for it. One warning is logged per outage, and one message when Redis
+ * answers again (under the store's logger). The back-off runs on the monotonic clock of
+ * the {@link TimeSource}; Bucket4j reads its wall clock.
  */
 final class RedisConnector implements AutoCloseable {
 
@@ -75,13 +77,15 @@ final class RedisConnector implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * Starts connecting, and waits for the connection for at most the client's connect timeout.
+     * Starts connecting, and waits for the connection for at most the client's connect
+     * timeout.
      * @param client the client to open the connection with; it stays the caller's
      * @param timeout longest wait for one Redis command, and for the connection
-     * @param retryInterval how long to do without Redis after a failure before trying it again
+     * @param retryInterval how long to do without Redis after a failure before trying it
+     * again
      * @param withoutRedis what the store does without Redis, for the outage warning
-     * @param timeSource time of the buckets (its wall clock) and of the back-off (its monotonic
-     * clock)
+     * @param timeSource time of the buckets (its wall clock) and of the back-off (its
+     * monotonic clock)
      */
     RedisConnector(AbstractRedisClient client, Duration timeout, Duration retryInterval, String withoutRedis,
             TimeSource timeSource) {
@@ -95,8 +99,8 @@ final class RedisConnector implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        // Wait for the connection here (at startup) rather than send the first calls to local
-        // buckets while it opens; the client's connect timeout bounds the wait.
+        // Wait for the connection here (at startup) rather than send the first calls to
+        // local buckets while it opens; the client's connect timeout bounds the wait.
         awaitConnection(client.getOptions().getSocketOptions().getConnectTimeout());
     }
 

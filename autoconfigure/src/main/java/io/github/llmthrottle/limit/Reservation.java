@@ -6,14 +6,15 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one admitted attempt took from the buckets of its model and of its tenant. An attempt
- * takes one request, its estimated input tokens and its {@code max_tokens} of output tokens from
- * every bucket at once, or nothing. {@link #settle(long, long)} refunds what it did not use and
- * debits what it used above the estimate, letting the bucket go negative (the provider counted
- * those tokens too, so the next calls must wait for them); {@link #cancel()} gives everything
- * back for an attempt that never went out.
+ * What one admitted attempt took from the buckets of its model and of its tenant. An
+ * attempt takes one request, its estimated input tokens and its {@code max_tokens} of
+ * output tokens from every bucket at once, or nothing. {@link #settle(long, long)}
+ * refunds what it did not use and debits what it used above the estimate, letting the
+ * bucket go negative (the provider counted those tokens too, so the next calls must wait
+ * for them); {@link #cancel()} gives everything back for an attempt that never went out.
  *
- * <p>Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
+ * <p>
+ * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
 final class Reservation {
 
@@ -30,14 +31,16 @@ final class Reservation {
     }
 
     /**
-     * Takes what an attempt needs from every bucket of the model and of its tenant, or from none.
+     * Takes what an attempt needs from every bucket of the model and of its tenant, or
+     * from none.
      * @param model the model's buckets
      * @param tenant the tenant's buckets, {@code null} without a tenant
      * @param inputTokens the estimated input tokens
      * @param outputTokens the reserved output tokens
-     * @return the reservation, or {@code null} if a bucket did not hold enough (a shared store
-     * changed since it was asked) and nothing was taken
-     * @throws BucketStoreUnavailableException if a shared store is down and configured to reject
+     * @return the reservation, or {@code null} if a bucket did not hold enough (a shared
+     * store changed since it was asked) and nothing was taken
+     * @throws BucketStoreUnavailableException if a shared store is down and configured to
+     * reject
      */
     static @Nullable Reservation take(BucketSet model, @Nullable BucketSet tenant, long inputTokens,
             long outputTokens) {
@@ -63,8 +66,9 @@ final class Reservation {
     }
 
     /**
-     * Corrects the reservation to what the attempt used, from the previous settlement (or the
-     * estimate): refunds what it did not use, debits what it used above, overdrawing if need be.
+     * Corrects the reservation to what the attempt used, from the previous settlement (or
+     * the estimate): refunds what it did not use, debits what it used above, overdrawing
+     * if need be.
      */
     void settle(long inputTokens, long outputTokens) {
         for (BucketSet.Charge charge : this.charges) {

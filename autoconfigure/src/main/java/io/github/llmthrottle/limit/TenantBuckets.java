@@ -7,12 +7,14 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The buckets of each tenant on one {@link ModelLimiter}'s model, one {@link BucketSet} per
- * tenant with the limits {@link TenantLimits} give it, created on the tenant's first call (a
- * tenant without limits gets an empty set, which limits nothing). They apply on top of the
- * model's own buckets, under keys of their own: {@code client:model:tenant:name}.
+ * The buckets of each tenant on one {@link ModelLimiter}'s model, one {@link BucketSet}
+ * per tenant with the limits {@link TenantLimits} give it, created on the tenant's first
+ * call (a tenant without limits gets an empty set, which limits nothing). They apply on
+ * top of the model's own buckets, under keys of their own:
+ * {@code client:model:tenant:name}.
  *
- * <p>Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
+ * <p>
+ * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
 final class TenantBuckets {
 

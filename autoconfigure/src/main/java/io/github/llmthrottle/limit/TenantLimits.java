@@ -6,9 +6,9 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The per-minute limits of one tenant on one model ({@code llm.throttle.tenants}). They apply on
- * top of the model's own limits, in buckets of their own per client, model and tenant. A
- * {@code null} value means "no tenant limit" for that dimension.
+ * The per-minute limits of one tenant on one model ({@code llm.throttle.tenants}). They
+ * apply on top of the model's own limits, in buckets of their own per client, model and
+ * tenant. A {@code null} value means "no tenant limit" for that dimension.
  *
  * @param requestsPerMinute requests per minute, or {@code null}
  * @param inputTokensPerMinute input tokens per minute, or {@code null}
@@ -49,11 +49,13 @@ public record TenantLimits(@Nullable Long requestsPerMinute, @Nullable Long inpu
     }
 
     /**
-     * A resolver of tenant limits from a default and per-tenant overrides: a tenant with an
-     * override gets the default with the override's values replacing it field by field.
+     * A resolver of tenant limits from a default and per-tenant overrides: a tenant with
+     * an override gets the default with the override's values replacing it field by
+     * field.
      * @param defaults limits of every tenant, or {@code null} for none
      * @param overrides per-tenant overrides
-     * @return a function from tenant to its limits ({@code null} when the tenant has none)
+     * @return a function from tenant to its limits ({@code null} when the tenant has
+     * none)
      */
     public static Function<String, @Nullable TenantLimits> resolver(@Nullable TenantLimits defaults,
             Map<String, TenantLimits> overrides) {

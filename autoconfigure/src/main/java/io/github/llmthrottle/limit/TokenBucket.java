@@ -1,11 +1,11 @@
 package io.github.llmthrottle.limit;
 
 /**
- * One bucket of one dimension (for example the input tokens of one client and model), holding one
- * minute's worth of its limit and refilling continuously. The admission queue only talks to
- * buckets through this handle, so that a shared store (Redis) can stand in for the local one.
- * The available amount may be negative after {@link #forceConsume(long)}: the bucket then owes
- * that much before anything else fits.
+ * One bucket of one dimension (for example the input tokens of one client and model),
+ * holding one minute's worth of its limit and refilling continuously. The admission queue
+ * only talks to buckets through this handle, so that a shared store (Redis) can stand in
+ * for the local one. The available amount may be negative after
+ * {@link #forceConsume(long)}: the bucket then owes that much before anything else fits.
  */
 public interface TokenBucket {
 
@@ -31,8 +31,8 @@ public interface TokenBucket {
     /**
      * How long until the bucket will hold {@code tokens}, without taking them.
      * @param tokens how many
-     * @return nanoseconds to wait, {@code 0} if they are available now, {@link Long#MAX_VALUE}
-     * if they never will be (more than the capacity)
+     * @return nanoseconds to wait, {@code 0} if they are available now,
+     * {@link Long#MAX_VALUE} if they never will be (more than the capacity)
      */
     long nanosToWaitFor(long tokens);
 
@@ -49,8 +49,8 @@ public interface TokenBucket {
     void refund(long tokens);
 
     /**
-     * Changes the per-minute limit (and capacity), keeping what the bucket holds (reduced to the
-     * new capacity if that is lower).
+     * Changes the per-minute limit (and capacity), keeping what the bucket holds (reduced
+     * to the new capacity if that is lower).
      * @param limitPerMinute the new limit
      */
     void reconfigure(long limitPerMinute);

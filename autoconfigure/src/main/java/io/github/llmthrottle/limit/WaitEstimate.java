@@ -8,15 +8,17 @@ import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How long a call would wait for admission to one {@link ModelLimiter} if it were enqueued now,
- * without enqueuing it: what {@link ModelLimiter#estimatedWait(AdmissionRequest)} tells routing
- * (to send a call to a fallback model before it waits), and the retry-after of a call that timed
- * out. Counts the pause, the spread-out release after it, the model's and the tenant's buckets
- * and, when asked, the demand of the calls queued ahead; not the wait for a concurrency slot,
- * which nothing predicts. Demand beyond a whole bucket counts one minute / limit per further
- * token.
+ * How long a call would wait for admission to one {@link ModelLimiter} if it were
+ * enqueued now, without enqueuing it: what
+ * {@link ModelLimiter#estimatedWait(AdmissionRequest)} tells routing (to send a call to a
+ * fallback model before it waits), and the retry-after of a call that timed out. Counts
+ * the pause, the spread-out release after it, the model's and the tenant's buckets and,
+ * when asked, the demand of the calls queued ahead; not the wait for a concurrency slot,
+ * which nothing predicts. Demand beyond a whole bucket counts one minute / limit per
+ * further token.
  *
- * <p>Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
+ * <p>
+ * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
  */
 final class WaitEstimate {
 
@@ -39,8 +41,8 @@ final class WaitEstimate {
      * @param request the request
      * @param tenant its tenant's buckets, {@code null} without a tenant
      * @param now the time now, in nanoseconds of the limiter's clock
-     * @param countQueue whether to count the calls queued ahead of it (a call that is already in
-     * the queue has them behind it, or admitted)
+     * @param countQueue whether to count the calls queued ahead of it (a call that is
+     * already in the queue has them behind it, or admitted)
      * @return nanoseconds ({@link Long#MAX_VALUE} while a pause without end holds)
      */
     long nanos(AdmissionRequest request, @Nullable BucketSet tenant, long now, boolean countQueue) {
@@ -82,8 +84,8 @@ final class WaitEstimate {
         if (bucket == null || needed <= 0) {
             return 0;
         }
-        // Bucket4j knows the fractions of a token refilled so far; beyond one bucket's worth,
-        // each further token takes one minute / limit.
+        // Bucket4j knows the fractions of a token refilled so far; beyond one bucket's
+        // worth, each further token takes one minute / limit.
         long capacity = bucket.capacity();
         long wait = bucket.nanosToWaitFor(Math.min(needed, capacity));
         if (needed > capacity) {

@@ -1,5 +1,6 @@
 /**
- * Admission control: token-aware buckets, the bounded priority queue, adaptive concurrency and header calibration.
+ * Admission control: token-aware buckets, the bounded priority queue, adaptive
+ * concurrency and header calibration.
  */
 @NullMarked
 package io.github.llmthrottle.limit;

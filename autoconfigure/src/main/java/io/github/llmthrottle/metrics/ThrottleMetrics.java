@@ -35,21 +35,22 @@ import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Micrometer metrics of every throttled client and model, all tagged {@code client} and
- * {@code model}: timers {@code llm.requests} (per HTTP attempt), {@code llm.calls} (per logical
- * call), {@code llm.queue.wait} (with percentiles) and {@code llm.queue.wait.slo} (the same
- * waits as a histogram of SLO buckets); counters
- * {@code llm.retries}, {@code llm.tokens}, {@code llm.fallbacks}, {@code llm.rejections}; the
- * summary {@code llm.retry.after}; and gauges {@code llm.queue.size}, {@code llm.inflight},
- * {@code llm.concurrency.limit} and {@code llm.ratelimit.remaining} read from each model's
- * limiter.
+ * The Micrometer metrics of every throttled client and model, all tagged {@code client}
+ * and {@code model}: timers {@code llm.requests} (per HTTP attempt), {@code llm.calls}
+ * (per logical call), {@code llm.queue.wait} (with percentiles) and
+ * {@code llm.queue.wait.slo} (the same waits as a histogram of SLO buckets); counters
+ * {@code llm.retries}, {@code llm.tokens}, {@code llm.fallbacks}, {@code llm.rejections};
+ * the summary {@code llm.retry.after}; and gauges {@code llm.queue.size},
+ * {@code llm.inflight}, {@code llm.concurrency.limit} and {@code llm.ratelimit.remaining}
+ * read from each model's limiter.
  *
- * <p>An observer: events become meters, each registered once and cached, so nothing is looked up
- * twice and no meter is removed and added again. Configured models get their gauges and their
- * bounded counters at startup (so rates start from zero); models first seen later get their
- * gauges on their first event. A {@code tenant} tag (the tenant of the {@code @Throttled}
- * invocation, {@code none} otherwise) is added to event meters only when
- * {@link ThrottleMetricsOptions#tenantTag()} is on.
+ * <p>
+ * An observer: events become meters, each registered once and cached, so nothing is
+ * looked up twice and no meter is removed and added again. Configured models get their
+ * gauges and their bounded counters at startup (so rates start from zero); models first
+ * seen later get their gauges on their first event. A {@code tenant} tag (the tenant of
+ * the {@code @Throttled} invocation, {@code none} otherwise) is added to event meters
+ * only when {@link ThrottleMetricsOptions#tenantTag()} is on.
  */
 public final class ThrottleMetrics implements ThrottleObserver {
 
@@ -152,8 +153,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
     }
 
     @Override
-    public void onAttempt(String client, String model, Classification.Outcome outcome, int status,
-            Duration duration) {
+    public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
         gauges(client, model);
         String statusTag = (status > 0) ? Integer.toString(status) : NONE;
         String tenant = tenant(client);
@@ -219,8 +219,9 @@ public final class ThrottleMetrics implements ThrottleObserver {
                     .register(this.registry));
     }
 
-    // A separate timer for the SLO buckets: Prometheus drops a timer's percentiles once it has
-    // histogram buckets, and llm.queue.wait must publish its percentiles everywhere.
+    // A separate timer for the SLO buckets: Prometheus drops a timer's percentiles once
+    // it has histogram buckets, and llm.queue.wait must publish its percentiles
+    // everywhere.
     private Timer queueWaitSlo(String client, String model, Priority priority, @Nullable String tenant) {
         String tag = priority.name().toLowerCase(Locale.ROOT);
         return (Timer) this.meters.computeIfAbsent(new MeterKey(QUEUE_WAIT_SLO, client, model, tag, "", tenant),
@@ -303,8 +304,9 @@ public final class ThrottleMetrics implements ThrottleObserver {
         }
         Tags tags = Tags.of("client", client, "model", model);
         for (Priority priority : Priority.values()) {
-            gauge(QUEUE_SIZE, "Calls waiting for admission", tags.and("priority", priority.name().toLowerCase(Locale.ROOT)),
-                    limiter, (state) -> queued(state.queued(), priority));
+            gauge(QUEUE_SIZE, "Calls waiting for admission",
+                    tags.and("priority", priority.name().toLowerCase(Locale.ROOT)), limiter,
+                    (state) -> queued(state.queued(), priority));
         }
         gauge(INFLIGHT, "Attempts admitted and not yet finished", tags, limiter, LimiterState::inFlight);
         gauge(CONCURRENCY_LIMIT, "The adaptive concurrency limit", tags, limiter,

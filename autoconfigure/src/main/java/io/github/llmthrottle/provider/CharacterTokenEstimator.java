@@ -4,11 +4,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The default {@link TokenEstimator}: characters of prompt text divided by a characters-per-token
- * ratio, starting at 4 (English prose) and corrected per model from the usage the provider
- * returns, as an exponentially weighted moving average. The ratio is kept within [1, 8] so one
- * odd response cannot derail it; the estimate leans high (it is rounded up and a small per-request
- * overhead is added) because underestimating is what causes 429s.
+ * The default {@link TokenEstimator}: characters of prompt text divided by a
+ * characters-per-token ratio, starting at 4 (English prose) and corrected per model from
+ * the usage the provider returns, as an exponentially weighted moving average. The ratio
+ * is kept within [1, 8] so one odd response cannot derail it; the estimate leans high (it
+ * is rounded up and a small per-request overhead is added) because underestimating is
+ * what causes 429s.
  */
 public final class CharacterTokenEstimator implements TokenEstimator {
 

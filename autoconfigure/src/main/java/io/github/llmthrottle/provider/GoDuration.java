@@ -10,27 +10,32 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Parses the duration strings OpenAI-compatible providers put in their
- * {@code x-ratelimit-reset-*} headers ({@code 6m0s}, {@code 2m59.56s}, {@code 12ms}). The values
- * are Go {@code time.Duration} strings, so this follows Go's {@code time.ParseDuration} grammar: a
- * possibly signed sequence of decimal numbers, each with an optional fraction and one of the units
- * {@code ns}, {@code us} (or {@code µs}, {@code μs}), {@code ms}, {@code s}, {@code m}, {@code h},
- * summed; or a bare {@code 0}. Anything else parses to {@code null}, never to an exception.
+ * {@code x-ratelimit-reset-*} headers ({@code 6m0s}, {@code 2m59.56s}, {@code 12ms}). The
+ * values are Go {@code time.Duration} strings, so this follows Go's
+ * {@code time.ParseDuration} grammar: a possibly signed sequence of decimal numbers, each
+ * with an optional fraction and one of the units {@code ns}, {@code us} (or {@code µs},
+ * {@code μs}), {@code ms}, {@code s}, {@code m}, {@code h}, summed; or a bare {@code 0}.
+ * Anything else parses to {@code null}, never to an exception.
  * <p>
- * Some providers (Azure OpenAI) send a bare number of seconds ({@code 64}) in the same header;
- * {@link #parse(String, boolean)} accepts that form when the caller asks for it.
+ * Some providers (Azure OpenAI) send a bare number of seconds ({@code 64}) in the same
+ * header; {@link #parse(String, boolean)} accepts that form when the caller asks for it.
  */
 public final class GoDuration {
 
     private static final Pattern WHOLE = Pattern
         .compile("[-+]?(?:(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+");
 
-    private static final Pattern COMPONENT = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)");
+    private static final Pattern COMPONENT = Pattern
+        .compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)");
 
     private static final Pattern BARE_SECONDS = Pattern.compile("\\d+(?:\\.\\d+)?|\\.\\d+");
 
     private static final BigInteger MAX_NANOS = BigInteger.valueOf(Long.MAX_VALUE);
 
-    /** Longer strings are not a duration any provider sends; refusing them bounds the work. */
+    /**
+     * Longer strings are not a duration any provider sends; refusing them bounds the
+     * work.
+     */
     private static final int MAX_LENGTH = 100;
 
     private GoDuration() {
@@ -39,16 +44,16 @@ public final class GoDuration {
     /**
      * Parses a Go duration string.
      * @param value the header value, may be {@code null}
-     * @return the duration (negative when the string has a leading {@code -}), or {@code null}
-     * when the value is not a Go duration
+     * @return the duration (negative when the string has a leading {@code -}), or
+     * {@code null} when the value is not a Go duration
      */
     public static @Nullable Duration parse(@Nullable String value) {
         return parse(value, false);
     }
 
     /**
-     * Parses a Go duration string, or, when {@code bareNumberIsSeconds} is set, a bare decimal
-     * number of seconds such as Azure's {@code x-ratelimit-reset-tokens: 64}.
+     * Parses a Go duration string, or, when {@code bareNumberIsSeconds} is set, a bare
+     * decimal number of seconds such as Azure's {@code x-ratelimit-reset-tokens: 64}.
      * @param value the header value, may be {@code null}
      * @param bareNumberIsSeconds whether a number without a unit means seconds
      * @return the duration, or {@code null} when the value is neither form

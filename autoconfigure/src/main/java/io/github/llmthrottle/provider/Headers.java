@@ -8,9 +8,10 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The headers of a request or response as the throttle reads them, whatever the HTTP library:
- * each adapter passes a view of its own headers ({@code HttpHeaders::getOrEmpty} for Spring,
- * {@code Headers::values} for OkHttp) without copying them. Names are matched case-insensitively.
+ * The headers of a request or response as the throttle reads them, whatever the HTTP
+ * library: each adapter passes a view of its own headers ({@code HttpHeaders::getOrEmpty}
+ * for Spring, {@code Headers::values} for OkHttp) without copying them. Names are matched
+ * case-insensitively.
  */
 @FunctionalInterface
 public interface Headers {
@@ -36,8 +37,10 @@ public interface Headers {
     }
 
     /**
-     * The media type of the {@code Content-Type} header, without its parameters, in lower case.
-     * @return the media type (for example {@code text/event-stream}), or {@code null} when absent
+     * The media type of the {@code Content-Type} header, without its parameters, in lower
+     * case.
+     * @return the media type (for example {@code text/event-stream}), or {@code null}
+     * when absent
      */
     default @Nullable String mediaType() {
         String value = first("Content-Type");

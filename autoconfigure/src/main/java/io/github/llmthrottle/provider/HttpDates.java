@@ -13,11 +13,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Parses the three HTTP-date forms of RFC 9110 §5.6.7, as found in {@code Retry-After}:
- * IMF-fixdate ({@code Sun, 06 Nov 1994 08:49:37 GMT}), the obsolete RFC 850 form with a two-digit
- * year ({@code Sunday, 06-Nov-94 08:49:37 GMT}) and ANSI C's asctime form
- * ({@code Sun Nov  6 08:49:37 1994}). Day and month names are matched case-insensitively; the
- * day-of-week is checked to be a real name but not checked against the date. Anything else,
- * including out-of-range years and fields, gives {@code null}; nothing here throws.
+ * IMF-fixdate ({@code Sun, 06 Nov 1994 08:49:37 GMT}), the obsolete RFC 850 form with a
+ * two-digit year ({@code Sunday, 06-Nov-94 08:49:37 GMT}) and ANSI C's asctime form
+ * ({@code Sun Nov  6 08:49:37 1994}). Day and month names are matched case-insensitively;
+ * the day-of-week is checked to be a real name but not checked against the date. Anything
+ * else, including out-of-range years and fields, gives {@code null}; nothing here throws.
  */
 public final class HttpDates {
 
@@ -44,8 +44,9 @@ public final class HttpDates {
     /**
      * Parses an HTTP-date.
      * @param value the header value, may be {@code null}
-     * @param now the current instant, used only to place an RFC 850 two-digit year in the right
-     * century (RFC 9110: a date more than 50 years in the future is taken to be in the past)
+     * @param now the current instant, used only to place an RFC 850 two-digit year in the
+     * right century (RFC 9110: a date more than 50 years in the future is taken to be in
+     * the past)
      * @return the instant, or {@code null} when the value is not a valid HTTP-date
      */
     public static @Nullable Instant parse(@Nullable String value, Instant now) {
@@ -82,7 +83,8 @@ public final class HttpDates {
         if (month == 0) {
             return null;
         }
-        // RFC 9110 allows a leap second (60); java.time does not, so read it as the second before.
+        // RFC 9110 allows a leap second (60); java.time does not, so read it as the
+        // second before.
         int seconds = Math.min(Integer.parseInt(second), 60);
         LocalDateTime time = LocalDateTime.of(year, month, Integer.parseInt(day), Integer.parseInt(hour),
                 Integer.parseInt(minute), Math.min(seconds, 59));

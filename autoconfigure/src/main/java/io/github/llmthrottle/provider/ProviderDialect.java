@@ -6,10 +6,10 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The wire dialect a client speaks: where its API is unless configured otherwise, which headers
- * every request carries, how the API key is sent, and (read by {@link RateLimitHeaders},
- * {@link ProviderError} and {@link UsageReader}) which rate-limit headers, error envelope and
- * usage fields it uses.
+ * The wire dialect a client speaks: where its API is unless configured otherwise, which
+ * headers every request carries, how the API key is sent, and (read by
+ * {@link RateLimitHeaders}, {@link ProviderError} and {@link UsageReader}) which
+ * rate-limit headers, error envelope and usage fields it uses.
  */
 public enum ProviderDialect {
 
@@ -27,8 +27,9 @@ public enum ProviderDialect {
     OPENAI(URI.create("https://api.openai.com/v1"), Map.of(), AuthScheme.BEARER),
 
     /**
-     * Any other HTTP API, at a base URL that must be configured: {@code Authorization: Bearer},
-     * and only the standard headers (Retry-After, RateLimit) are read.
+     * Any other HTTP API, at a base URL that must be configured:
+     * {@code Authorization: Bearer}, and only the standard headers (Retry-After,
+     * RateLimit) are read.
      */
     GENERIC(null, Map.of(), AuthScheme.BEARER);
 
@@ -46,7 +47,8 @@ public enum ProviderDialect {
 
     /**
      * The provider's public API, used when a client configures no base URL.
-     * @return the base URL, or {@code null} when the dialect has none and one must be configured
+     * @return the base URL, or {@code null} when the dialect has none and one must be
+     * configured
      */
     public @Nullable URI defaultBaseUrl() {
         return this.defaultBaseUrl;

@@ -14,34 +14,36 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-
 /**
- * The error a provider put in a response body, read tolerantly from any of the envelopes seen in
- * the wild:
+ * The error a provider put in a response body, read tolerantly from any of the envelopes
+ * seen in the wild:
  * <ul>
- * <li>Anthropic: {@code {"type":"error","error":{"type","message","details":{"error_code"}}}};
+ * <li>Anthropic:
+ * {@code {"type":"error","error":{"type","message","details":{"error_code"}}}};
  * {@code details.error_code} becomes the {@link #code()}.</li>
- * <li>OpenAI-compatible: {@code {"error":{"message","type","code","param"}}}, where {@code code} may
- * be {@code null}, a number or a string such as Azure's {@code "429"}.</li>
+ * <li>OpenAI-compatible: {@code {"error":{"message","type","code","param"}}}, where
+ * {@code code} may be {@code null}, a number or a string such as Azure's
+ * {@code "429"}.</li>
  * <li>Gemini: the same object, or an array of them ({@code [{"error":{...}}]}), with
- * {@code status} read as the type and {@code details[]} carrying {@code RetryInfo.retryDelay} and
- * {@code QuotaFailure.violations[].quotaId}.</li>
- * <li>OpenRouter: numeric {@code code} and {@code metadata.headers.X-RateLimit-Reset} in epoch
- * milliseconds.</li>
+ * {@code status} read as the type and {@code details[]} carrying
+ * {@code RetryInfo.retryDelay} and {@code QuotaFailure.violations[].quotaId}.</li>
+ * <li>OpenRouter: numeric {@code code} and {@code metadata.headers.X-RateLimit-Reset} in
+ * epoch milliseconds.</li>
  * </ul>
- * Only the first 64 KiB of a body are read. A body that is not JSON (a Cloudflare HTML page, an
- * empty body) gives {@link #UNKNOWN}; parsing never throws.
+ * Only the first 64 KiB of a body are read. A body that is not JSON (a Cloudflare HTML
+ * page, an empty body) gives {@link #UNKNOWN}; parsing never throws.
  *
- * @param type the error type ({@code rate_limit_error}, {@code tokens}, {@code RESOURCE_EXHAUSTED}),
- * or {@code null}
+ * @param type the error type ({@code rate_limit_error}, {@code tokens},
+ * {@code RESOURCE_EXHAUSTED}), or {@code null}
  * @param code the error code ({@code rate_limit_exceeded}, {@code insufficient_quota},
  * {@code enforced_spend_limit_reached}, {@code 429}), or {@code null}
  * @param message the human-readable message, or {@code null}
- * @param retryDelay how long the body says to wait (Gemini {@code RetryInfo}, or a hint in the
- * message such as "Please try again in 1.146s"), or {@code null}
+ * @param retryDelay how long the body says to wait (Gemini {@code RetryInfo}, or a hint
+ * in the message such as "Please try again in 1.146s"), or {@code null}
  * @param resetAt when the body says the limit resets (OpenRouter), or {@code null}
- * @param quotaExhausted whether retrying cannot succeed until a person acts or a long period
- * passes: quota, billing or spend limits, a daily cap, or a single request larger than the limit
+ * @param quotaExhausted whether retrying cannot succeed until a person acts or a long
+ * period passes: quota, billing or spend limits, a daily cap, or a single request larger
+ * than the limit
  */
 public record ProviderError(@Nullable String type, @Nullable String code, @Nullable String message,
         @Nullable Duration retryDelay, @Nullable Instant resetAt, boolean quotaExhausted) {
@@ -95,7 +97,8 @@ public record ProviderError(@Nullable String type, @Nullable String code, @Nulla
      * Reads an error body. The content type is only a hint: a JSON body sent as
      * {@code text/plain} is still read, and a body that does not start like JSON is not.
      * @param body the response body, may be {@code null}
-     * @param contentType the media type of the response (a hint only), may be {@code null}
+     * @param contentType the media type of the response (a hint only), may be
+     * {@code null}
      * @return the error, {@link #UNKNOWN} when the body is not a JSON error envelope
      */
     public static ProviderError parse(byte @Nullable [] body, @Nullable String contentType) {
@@ -110,7 +113,8 @@ public record ProviderError(@Nullable String type, @Nullable String code, @Nulla
             return fromTree(MAPPER.readTree(body, 0, length));
         }
         catch (RuntimeException | StackOverflowError ex) {
-            // Malformed or truncated JSON: the error stays unknown, the status still classifies it.
+            // Malformed or truncated JSON: the error stays unknown, the status still
+            // classifies it.
             return UNKNOWN;
         }
     }
@@ -212,11 +216,13 @@ public record ProviderError(@Nullable String type, @Nullable String code, @Nulla
         }
         String lower = message.toLowerCase(Locale.ROOT);
         // Anthropic's spend-limit texts, OpenRouter's free-model daily cap.
-        if (lower.startsWith("you have reached your specified") || lower.startsWith("you have reached your api usage limits")
+        if (lower.startsWith("you have reached your specified")
+                || lower.startsWith("you have reached your api usage limits")
                 || lower.contains("free-models-per-day")) {
             return true;
         }
-        // "Request too large ... Limit 30000, Requested 34307": this request can never fit.
+        // "Request too large ... Limit 30000, Requested 34307": this request can never
+        // fit.
         Matcher limit = LIMIT.matcher(message);
         Matcher requested = REQUESTED.matcher(message);
         if (limit.find() && requested.find()) {
@@ -301,7 +307,8 @@ public record ProviderError(@Nullable String type, @Nullable String code, @Nulla
         }
         long value = Long.parseLong(text);
         try {
-            // Documented as epoch milliseconds; a value that small can only be epoch seconds.
+            // Documented as epoch milliseconds; a value that small can only be epoch
+            // seconds.
             return (value < 100_000_000_000L) ? Instant.ofEpochSecond(value) : Instant.ofEpochMilli(value);
         }
         catch (DateTimeException ex) {

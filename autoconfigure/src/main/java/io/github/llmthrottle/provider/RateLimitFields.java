@@ -11,10 +11,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the IETF {@code RateLimit} and {@code RateLimit-Policy} header fields
- * (draft-ietf-httpapi-ratelimit-headers, after draft 10). Both are RFC 9651 Structured Field
- * Lists: each item is a String naming a policy, followed by parameters. Several header lines are
- * concatenated, as for any list field. As the draft requires, a malformed field is ignored whole:
- * the result is then an empty list. Unknown parameters are ignored.
+ * (draft-ietf-httpapi-ratelimit-headers, after draft 10). Both are RFC 9651 Structured
+ * Field Lists: each item is a String naming a policy, followed by parameters. Several
+ * header lines are concatenated, as for any list field. As the draft requires, a
+ * malformed field is ignored whole: the result is then an empty list. Unknown parameters
+ * are ignored.
  */
 public final class RateLimitFields {
 
@@ -39,7 +40,8 @@ public final class RateLimitFields {
             Object partitionKey = item.parameters.get("pk");
             if (!(item.value instanceof String name) || !(quota instanceof Long q) || q < 0
                     || (unit != null && !(unit instanceof String)) || (window != null && !(window instanceof Long))
-                    || (window instanceof Long w && w <= 0) || (partitionKey != null && !(partitionKey instanceof byte[]))) {
+                    || (window instanceof Long w && w <= 0)
+                    || (partitionKey != null && !(partitionKey instanceof byte[]))) {
                 return List.of();
             }
             policies.add(new Policy(name, q, (String) unit, (window != null) ? Duration.ofSeconds((Long) window) : null,
@@ -117,7 +119,8 @@ public final class RateLimitFields {
      *
      * @param name the policy name
      * @param remaining the quota units left ({@code r})
-     * @param reset time until more quota is available ({@code t}), or {@code null} when not sent
+     * @param reset time until more quota is available ({@code t}), or {@code null} when
+     * not sent
      * @param partitionKey the partition key ({@code pk}), or {@code null}
      */
     public record Limit(String name, long remaining, @Nullable Duration reset, byte @Nullable [] partitionKey) {
@@ -128,7 +131,10 @@ public final class RateLimitFields {
 
     }
 
-    /** A small RFC 9651 list parser: strings, tokens, integers, decimals, byte sequences, booleans. */
+    /**
+     * A small RFC 9651 list parser: strings, tokens, integers, decimals, byte sequences,
+     * booleans.
+     */
     private static final class Parser {
 
         private final String input;

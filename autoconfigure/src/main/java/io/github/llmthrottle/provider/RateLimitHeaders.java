@@ -14,32 +14,33 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
-
 /**
  * Reads a provider's rate-limit response headers into a {@link RateLimitSnapshot}.
  * <ul>
- * <li>{@link ProviderDialect#ANTHROPIC}: {@code anthropic-ratelimit-{requests,tokens,input-tokens,
+ * <li>{@link ProviderDialect#ANTHROPIC}:
+ * {@code anthropic-ratelimit-{requests,tokens,input-tokens,
  * output-tokens}-{limit,remaining,reset}}, resets in RFC 3339. The subscription
  * {@code anthropic-ratelimit-unified-*} family (epoch-second resets) is not read.</li>
  * <li>{@link ProviderDialect#OPENAI} (OpenAI, Groq, Azure OpenAI, ...):
  * {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}}; resets are Go durations
- * ({@code 6m0s}) or a bare number of seconds (Azure), relative to the instant the response was
- * received. The token headers fill the combined {@code tokens*} dimension. Unknown suffixes such as
- * {@code -tokens_usage_based} are ignored.</li>
- * <li>Every dialect, {@link ProviderDialect#GENERIC} in particular: the IETF {@code RateLimit} /
- * {@code RateLimit-Policy} fields (and the older {@code RateLimit-Limit/-Remaining/-Reset}
- * headers) fill the request dimension when the dialect's own headers did not.</li>
+ * ({@code 6m0s}) or a bare number of seconds (Azure), relative to the instant the
+ * response was received. The token headers fill the combined {@code tokens*} dimension.
+ * Unknown suffixes such as {@code -tokens_usage_based} are ignored.</li>
+ * <li>Every dialect, {@link ProviderDialect#GENERIC} in particular: the IETF
+ * {@code RateLimit} / {@code RateLimit-Policy} fields (and the older
+ * {@code RateLimit-Limit/-Remaining/-Reset} headers) fill the request dimension when the
+ * dialect's own headers did not.</li>
  * </ul>
- * A value of {@code -1} means unknown (Azure) and drops that dimension; a negative remaining count
- * below that (Azure's {@code -27689}) means exhausted and reads as {@code 0}. A limit is only taken
- * from an IETF policy whose window is 60 seconds, because the snapshot's limits are read as
- * per-minute figures. Nothing here throws on a header value: what cannot be read is left
- * {@code null}.
+ * A value of {@code -1} means unknown (Azure) and drops that dimension; a negative
+ * remaining count below that (Azure's {@code -27689}) means exhausted and reads as
+ * {@code 0}. A limit is only taken from an IETF policy whose window is 60 seconds,
+ * because the snapshot's limits are read as per-minute figures. Nothing here throws on a
+ * header value: what cannot be read is left {@code null}.
  * <p>
  * Not representable in a snapshot and so not read: Together's per-second
  * {@code x-ratelimit-limit} / {@code x-tokenlimit-*} headers and Mistral's
- * {@code ratelimitbysize-*} headers. Note that Groq's {@code x-ratelimit-*-requests} headers count
- * requests per <em>day</em>, which the headers themselves do not say.
+ * {@code ratelimitbysize-*} headers. Note that Groq's {@code x-ratelimit-*-requests}
+ * headers count requests per <em>day</em>, which the headers themselves do not say.
  */
 public final class RateLimitHeaders {
 
@@ -96,8 +97,8 @@ public final class RateLimitHeaders {
             requests = ietf(headers, receivedAt);
         }
         return new RateLimitSnapshot(requests.limit, requests.remaining, requests.reset, input.limit, input.remaining,
-                input.reset, output.limit, output.remaining, output.reset, tokens.limit, tokens.remaining,
-                tokens.reset, receivedAt);
+                input.reset, output.limit, output.remaining, output.reset, tokens.limit, tokens.remaining, tokens.reset,
+                receivedAt);
     }
 
     private static Dimension anthropic(Headers headers, Names names) {
@@ -114,7 +115,8 @@ public final class RateLimitHeaders {
         List<RateLimitFields.Limit> limits = RateLimitFields.parseLimits(values(headers, "RateLimit"));
         if (!limits.isEmpty()) {
             List<RateLimitFields.Policy> policies = RateLimitFields.parsePolicies(values(headers, "RateLimit-Policy"));
-            // The most restrictive request policy is the one that will refuse the next request.
+            // The most restrictive request policy is the one that will refuse the next
+            // request.
             RateLimitFields.Limit tightest = limits.stream()
                 .filter((limit) -> policy(policies, limit.name()) == null
                         || policy(policies, limit.name()).countsRequests())
@@ -127,7 +129,8 @@ public final class RateLimitHeaders {
             Long limit = (policy != null && Duration.ofMinutes(1).equals(policy.window())) ? policy.quota() : null;
             return new Dimension(limit, tightest.remaining(), after(receivedAt, tightest.reset()));
         }
-        // Drafts up to -07 used separate headers with delta-seconds resets; some servers still send them.
+        // Drafts up to -07 used separate headers with delta-seconds resets; some servers
+        // still send them.
         String remaining = headers.first("RateLimit-Remaining");
         if (remaining != null) {
             Duration reset = GoDuration.parse(headers.first("RateLimit-Reset"), true);
@@ -154,7 +157,8 @@ public final class RateLimitHeaders {
         Long limit = count(limitValue);
         Long remaining = count(remainingValue);
         if (isUnknown(limit) || isUnknown(remaining)) {
-            // Azure sends -1 / -1 / 0 when it does not know: nothing in that dimension is usable.
+            // Azure sends -1 / -1 / 0 when it does not know: nothing in that dimension is
+            // usable.
             return Dimension.NONE;
         }
         if (limit != null && limit < 0) {
@@ -170,7 +174,9 @@ public final class RateLimitHeaders {
         return value != null && value == -1L;
     }
 
-    /** Whether {@code text} is an optional sign and 1 to 18 digits (always a valid long). */
+    /**
+     * Whether {@code text} is an optional sign and 1 to 18 digits (always a valid long).
+     */
     private static boolean isInteger(String text) {
         int start = (!text.isEmpty() && (text.charAt(0) == '-' || text.charAt(0) == '+')) ? 1 : 0;
         int digits = text.length() - start;
@@ -229,9 +235,9 @@ public final class RateLimitHeaders {
     }
 
     /**
-     * The form every observed Anthropic reset has, {@code 2025-08-21T12:40:59Z}, read without a
-     * formatter: it is parsed on every response, and the general parser costs several
-     * microseconds and kilobytes of garbage per header.
+     * The form every observed Anthropic reset has, {@code 2025-08-21T12:40:59Z}, read
+     * without a formatter: it is parsed on every response, and the general parser costs
+     * several microseconds and kilobytes of garbage per header.
      */
     private static @Nullable Instant utcSeconds(String text) {
         if (text.length() != 20 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'

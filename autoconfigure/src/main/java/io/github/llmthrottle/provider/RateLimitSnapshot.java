@@ -5,11 +5,12 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a provider's response headers said about its rate limits, at one instant. Every field is
- * {@code null} when the response did not carry it (or carried a value meaning "unknown", such as
- * Azure's {@code -1}). A reset is the instant the bucket is full again (Anthropic) or resets
- * (OpenAI), already turned into an absolute instant. {@code tokens*} is a combined input+output
- * token dimension (OpenAI TPM, Anthropic {@code anthropic-ratelimit-tokens-*}).
+ * What a provider's response headers said about its rate limits, at one instant. Every
+ * field is {@code null} when the response did not carry it (or carried a value meaning
+ * "unknown", such as Azure's {@code -1}). A reset is the instant the bucket is full again
+ * (Anthropic) or resets (OpenAI), already turned into an absolute instant.
+ * {@code tokens*} is a combined input+output token dimension (OpenAI TPM, Anthropic
+ * {@code anthropic-ratelimit-tokens-*}).
  *
  * @param requestsLimit requests allowed per period
  * @param requestsRemaining requests left

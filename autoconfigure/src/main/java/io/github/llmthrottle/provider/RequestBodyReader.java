@@ -9,11 +9,11 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads an Anthropic Messages or OpenAI Chat Completions request body in one streaming pass,
- * without building a tree: the top-level {@code model}, {@code max_tokens} (or
- * {@code max_completion_tokens}), {@code stream}, {@code stream_options.include_usage}, and the
- * number of characters of text in the prompt fields. A body that is not JSON gives
- * {@link LlmRequest#unknown(int)}, never an exception.
+ * Reads an Anthropic Messages or OpenAI Chat Completions request body in one streaming
+ * pass, without building a tree: the top-level {@code model}, {@code max_tokens} (or
+ * {@code max_completion_tokens}), {@code stream}, {@code stream_options.include_usage},
+ * and the number of characters of text in the prompt fields. A body that is not JSON
+ * gives {@link LlmRequest#unknown(int)}, never an exception.
  */
 public final class RequestBodyReader {
 
@@ -61,7 +61,8 @@ public final class RequestBodyReader {
             JsonToken value = parser.nextToken();
             switch (field) {
                 case "model" -> model = (value == JsonToken.VALUE_STRING) ? parser.getString() : model;
-                case "max_tokens", "max_completion_tokens", "max_output_tokens" -> maxTokens = longValue(parser, value, maxTokens);
+                case "max_tokens", "max_completion_tokens", "max_output_tokens" ->
+                    maxTokens = longValue(parser, value, maxTokens);
                 case "stream" -> stream = value == JsonToken.VALUE_TRUE;
                 case "stream_options" -> includeUsage = includeUsage(parser, value);
                 default -> {
@@ -105,7 +106,10 @@ public final class RequestBodyReader {
         return include;
     }
 
-    /** Counts the characters of every string value (not property names) in the current value. */
+    /**
+     * Counts the characters of every string value (not property names) in the current
+     * value.
+     */
     private static long countText(JsonParser parser, JsonToken value) {
         if (value == JsonToken.VALUE_STRING) {
             return parser.getStringLength();

@@ -1,10 +1,10 @@
 package io.github.llmthrottle.provider;
 
 /**
- * Estimates the input tokens of a request before it is sent, so that input-token buckets can be
- * debited at admission. After the response, {@link #observe(LlmRequest, long)} tells the
- * estimator what the provider actually counted, so that it can correct itself. Register a bean
- * of this type to replace the default {@link CharacterTokenEstimator}.
+ * Estimates the input tokens of a request before it is sent, so that input-token buckets
+ * can be debited at admission. After the response, {@link #observe(LlmRequest, long)}
+ * tells the estimator what the provider actually counted, so that it can correct itself.
+ * Register a bean of this type to replace the default {@link CharacterTokenEstimator}.
  */
 public interface TokenEstimator {
 

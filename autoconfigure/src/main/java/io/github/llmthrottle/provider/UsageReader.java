@@ -8,12 +8,13 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reads the {@code usage} of a response body or of one streamed event, in either dialect:
- * Anthropic {@code usage.input_tokens + cache_creation_input_tokens} and {@code output_tokens}
- * (also inside {@code message_start.message.usage} and the cumulative {@code message_delta.usage}),
- * OpenAI {@code usage.prompt_tokens} and {@code completion_tokens}. A top-level {@code usage}
- * object wins over one inside {@code message}. Anything else gives {@code null}, never an
- * exception. Reads in one streaming pass, skipping everything but the usage: no tree is built
- * for the (often large) rest of the response.
+ * Anthropic {@code usage.input_tokens + cache_creation_input_tokens} and
+ * {@code output_tokens} (also inside {@code message_start.message.usage} and the
+ * cumulative {@code message_delta.usage}), OpenAI {@code usage.prompt_tokens} and
+ * {@code completion_tokens}. A top-level {@code usage} object wins over one inside
+ * {@code message}. Anything else gives {@code null}, never an exception. Reads in one
+ * streaming pass, skipping everything but the usage: no tree is built for the (often
+ * large) rest of the response.
  */
 public final class UsageReader {
 
@@ -37,7 +38,8 @@ public final class UsageReader {
     }
 
     /**
-     * Reads the usage of a JSON document held in part of an array (one SSE {@code data:} line).
+     * Reads the usage of a JSON document held in part of an array (one SSE {@code data:}
+     * line).
      * @param data the bytes
      * @param offset where the JSON starts
      * @param length how long it is
@@ -70,7 +72,9 @@ public final class UsageReader {
         }
     }
 
-    /** The usage of the object the parser is at the start of, which it reads to its end. */
+    /**
+     * The usage of the object the parser is at the start of, which it reads to its end.
+     */
     private static @Nullable Usage usageInside(JsonParser parser) {
         Usage usage = null;
         while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
@@ -128,7 +132,10 @@ public final class UsageReader {
         return null;
     }
 
-    /** A token count as Jackson's {@code asLong(0)} reads it: numbers, numeric text, else 0. */
+    /**
+     * A token count as Jackson's {@code asLong(0)} reads it: numbers, numeric text, else
+     * 0.
+     */
     private static long count(JsonParser parser, JsonToken value) {
         switch (value) {
             case VALUE_NUMBER_INT:

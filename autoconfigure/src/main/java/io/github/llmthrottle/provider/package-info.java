@@ -1,5 +1,6 @@
 /**
- * Provider dialects: request and response body fields, rate-limit headers and usage of Anthropic and OpenAI-compatible APIs.
+ * Provider dialects: request and response body fields, rate-limit headers and usage of
+ * Anthropic and OpenAI-compatible APIs.
  */
 @NullMarked
 package io.github.llmthrottle.provider;

@@ -14,8 +14,9 @@ import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 
 /**
- * A {@link ClientHttpResponse} as the call pipeline sees it. Status and status text are read
- * once, when the response arrives, so they stay available after the connection is released.
+ * A {@link ClientHttpResponse} as the call pipeline sees it. Status and status text are
+ * read once, when the response arrives, so they stay available after the connection is
+ * released.
  */
 final class RestClientProviderResponse implements ProviderResponse {
 
@@ -64,8 +65,8 @@ final class RestClientProviderResponse implements ProviderResponse {
     }
 
     /**
-     * Spring's own {@link HttpClientErrorException} or {@link HttpServerErrorException}, built
-     * exactly as {@code RestClient} would.
+     * Spring's own {@link HttpClientErrorException} or {@link HttpServerErrorException},
+     * built exactly as {@code RestClient} would.
      */
     @Override
     public Exception toException(byte[] body) {

@@ -11,8 +11,8 @@ import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * What the {@code RestClient} gets back from the call pipeline: the provider's status and
- * headers, and the body the pipeline hands out (read into memory, or the live stream settled as
- * it is read).
+ * headers, and the body the pipeline hands out (read into memory, or the live stream
+ * settled as it is read).
  */
 final class ThrottledClientHttpResponse implements ClientHttpResponse {
 

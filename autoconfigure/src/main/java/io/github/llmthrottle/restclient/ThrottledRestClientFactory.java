@@ -12,9 +12,10 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.web.client.RestClient;
 
 /**
- * Builds the {@code RestClient} of a configured client from Boot's {@code RestClient.Builder}, so
- * that Boot's HTTP client choice, message converters and observation apply: base URL, default
- * headers, the auth header of the provider's dialect, timeouts, and the throttling interceptor.
+ * Builds the {@code RestClient} of a configured client from Boot's
+ * {@code RestClient.Builder}, so that Boot's HTTP client choice, message converters and
+ * observation apply: base URL, default headers, the auth header of the provider's
+ * dialect, timeouts, and the throttling interceptor.
  */
 public final class ThrottledRestClientFactory {
 
@@ -34,7 +35,8 @@ public final class ThrottledRestClientFactory {
      * @param interceptor the throttling interceptor
      * @param builders supplies a new builder for each client
      * @param requestFactoryBuilder builds the HTTP client of each client
-     * @param httpClientSettings base HTTP client settings; each client's timeouts override them
+     * @param httpClientSettings base HTTP client settings; each client's timeouts
+     * override them
      */
     public ThrottledRestClientFactory(LlmThrottleRegistry registry, ThrottlingInterceptor interceptor,
             Supplier<RestClient.Builder> builders, ClientHttpRequestFactoryBuilder<?> requestFactoryBuilder,

@@ -14,9 +14,10 @@ import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * The interceptor that throttles every request a {@code RestClient} sends to a configured
- * client: requests carrying the {@link #CLIENT_ATTRIBUTE} attribute (set by the client's own
- * {@code NAMERestClient}) or addressed to a configured base URL go through the client's call
- * pipeline ({@link ThrottledClient#exchange}); every other request passes through untouched.
+ * client: requests carrying the {@link #CLIENT_ATTRIBUTE} attribute (set by the client's
+ * own {@code NAMERestClient}) or addressed to a configured base URL go through the
+ * client's call pipeline ({@link ThrottledClient#exchange}); every other request passes
+ * through untouched.
  */
 public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor {
 

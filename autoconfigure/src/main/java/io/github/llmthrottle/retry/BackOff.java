@@ -6,13 +6,14 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Computes how long to wait before a retry: exponential back-off with {@link Jitter} when the
- * server gave no wait, and the server's wait plus a little non-negative jitter when it did.
+ * Computes how long to wait before a retry: exponential back-off with {@link Jitter} when
+ * the server gave no wait, and the server's wait plus a little non-negative jitter when
+ * it did.
  * <p>
- * Jitter on top of a server wait spreads clients that were all told the same instant, without
- * ever waking one early: the extra is at most {@code min(delay, serverWait / 10)} (uniform for
- * {@code FULL} and {@code DECORRELATED}, in its upper half for {@code EQUAL}, none for
- * {@code NONE}). A zero server wait therefore stays zero.
+ * Jitter on top of a server wait spreads clients that were all told the same instant,
+ * without ever waking one early: the extra is at most {@code min(delay, serverWait / 10)}
+ * (uniform for {@code FULL} and {@code DECORRELATED}, in its upper half for
+ * {@code EQUAL}, none for {@code NONE}). A zero server wait therefore stays zero.
  * <p>
  * The random generator must be safe for the threads that use this instance; pass
  * {@code ThreadLocalRandom.current()} when in doubt.
@@ -36,9 +37,10 @@ public final class BackOff {
     /**
      * The wait before retry {@code retry}.
      * @param retry the 1-based retry index
-     * @param serverWait the server's wait, or {@code null} when it gave none (or it is not to be
-     * respected)
-     * @param previous the previous wait of this call, or {@code null} before the first retry
+     * @param serverWait the server's wait, or {@code null} when it gave none (or it is
+     * not to be respected)
+     * @param previous the previous wait of this call, or {@code null} before the first
+     * retry
      * @return the wait, never negative and never less than {@code serverWait}
      */
     public Duration waitBefore(int retry, @Nullable Duration serverWait, @Nullable Duration previous) {
@@ -48,7 +50,8 @@ public final class BackOff {
     /**
      * The back-off before retry {@code retry}, with jitter.
      * @param retry the 1-based retry index
-     * @param previous the previous wait of this call, or {@code null} before the first retry
+     * @param previous the previous wait of this call, or {@code null} before the first
+     * retry
      * @return the back-off, between zero and {@code maxDelay}
      */
     public Duration backOff(int retry, @Nullable Duration previous) {

@@ -7,18 +7,20 @@ import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one HTTP attempt came to, as {@link ResponseClassifier} sees it: the kind of outcome,
- * whether retrying can help, and what the server said about waiting.
+ * What one HTTP attempt came to, as {@link ResponseClassifier} sees it: the kind of
+ * outcome, whether retrying can help, and what the server said about waiting.
  *
  * @param outcome the kind of outcome
  * @param status the HTTP status, or {@code 0} for an I/O error
  * @param retryable whether the call should be tried again
  * @param retryAfter the server's wait and its source, or {@code null} when it gave none
- * @param error the parsed error body, or {@code null} for successes, I/O errors, and statuses
- * classified without reading the body (413)
- * @param rateLimits the rate-limit headers of the response, or {@code null} for I/O errors
- * @param reason the metric reason: {@code 429}, {@code 529}, {@code 503}, {@code 5xx} (other
- * 5xx), {@code io}, or else the status code itself ({@code 408}, {@code 409}, {@code 400}, ...)
+ * @param error the parsed error body, or {@code null} for successes, I/O errors, and
+ * statuses classified without reading the body (413)
+ * @param rateLimits the rate-limit headers of the response, or {@code null} for I/O
+ * errors
+ * @param reason the metric reason: {@code 429}, {@code 529}, {@code 503}, {@code 5xx}
+ * (other 5xx), {@code io}, or else the status code itself ({@code 408}, {@code 409},
+ * {@code 400}, ...)
  */
 public record Classification(Outcome outcome, int status, boolean retryable, @Nullable RetryAfter retryAfter,
         @Nullable ProviderError error, @Nullable RateLimitSnapshot rateLimits, String reason) {
@@ -32,7 +34,8 @@ public record Classification(Outcome outcome, int status, boolean retryable, @Nu
     }
 
     /**
-     * A short description for exception messages and logs, such as {@code HTTP 429 rate_limited}.
+     * A short description for exception messages and logs, such as
+     * {@code HTTP 429 rate_limited}.
      * @return the description
      */
     public String describe() {
@@ -65,7 +68,9 @@ public record Classification(Outcome outcome, int status, boolean retryable, @Nu
         /** Any other 4xx. */
         CLIENT_ERROR("client_error"),
 
-        /** Quota, billing or spend limit reached (402, quota 429s): retrying cannot help. */
+        /**
+         * Quota, billing or spend limit reached (402, quota 429s): retrying cannot help.
+         */
         QUOTA_EXHAUSTED("client_error"),
 
         /** No response: connection refused or reset, read timeout. */
@@ -79,8 +84,8 @@ public record Classification(Outcome outcome, int status, boolean retryable, @Nu
 
         /**
          * The {@code outcome} tag of the {@code llm.requests} metric: {@code success},
-         * {@code rate_limited}, {@code overloaded}, {@code client_error}, {@code server_error} or
-         * {@code io_error}.
+         * {@code rate_limited}, {@code overloaded}, {@code client_error},
+         * {@code server_error} or {@code io_error}.
          * @return the tag value
          */
         public String metricTag() {

@@ -1,9 +1,9 @@
 package io.github.llmthrottle.retry;
 
 /**
- * How back-off delays are randomised, as defined in the AWS Architecture Blog's "Exponential
- * Backoff And Jitter". With {@code d = min(maxDelay, delay * multiplier^(k-1))} for retry
- * {@code k}:
+ * How back-off delays are randomised, as defined in the AWS Architecture Blog's
+ * "Exponential Backoff And Jitter". With
+ * {@code d = min(maxDelay, delay * multiplier^(k-1))} for retry {@code k}:
  */
 public enum Jitter {
 
@@ -17,8 +17,8 @@ public enum Jitter {
     EQUAL,
 
     /**
-     * Sleep {@code min(maxDelay, random(delay, previous * 3))}, where {@code previous} is the
-     * previous sleep ({@code delay} before the first retry).
+     * Sleep {@code min(maxDelay, random(delay, previous * 3))}, where {@code previous} is
+     * the previous sleep ({@code delay} before the first retry).
      */
     DECORRELATED
 

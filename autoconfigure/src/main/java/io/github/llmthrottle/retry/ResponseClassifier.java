@@ -12,26 +12,27 @@ import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.jspecify.annotations.Nullable;
 
-
 /**
  * Decides, for one provider dialect, what a response or an I/O error means for retrying.
  * <p>
  * Rules, in order:
  * <ol>
  * <li>Below 400: {@link Classification.Outcome#SUCCESS}, not retried.</li>
- * <li>413 is classified by its status alone (the body is often Cloudflare's HTML page).</li>
- * <li>{@code x-should-retry: true} or {@code false} (exact, lowercase) decides, whatever the
- * status and body: the provider knows best (the contract of this library says so, and the
- * Stainless SDKs check it first too).</li>
+ * <li>413 is classified by its status alone (the body is often Cloudflare's HTML
+ * page).</li>
+ * <li>{@code x-should-retry: true} or {@code false} (exact, lowercase) decides, whatever
+ * the status and body: the provider knows best (the contract of this library says so, and
+ * the Stainless SDKs check it first too).</li>
  * <li>Otherwise a quota, billing or spend-limit error in the body (or status 402) is
- * {@link Classification.Outcome#QUOTA_EXHAUSTED} and is not retried: retrying cannot succeed
- * until a person acts or the period ends.</li>
- * <li>Otherwise by status: 408, 409, 429 and every 5xx except 501 and 505 are retried (529 and
- * 503 "overloaded" are {@link Classification.Outcome#OVERLOADED}); every other status is not.</li>
+ * {@link Classification.Outcome#QUOTA_EXHAUSTED} and is not retried: retrying cannot
+ * succeed until a person acts or the period ends.</li>
+ * <li>Otherwise by status: 408, 409, 429 and every 5xx except 501 and 505 are retried
+ * (529 and 503 "overloaded" are {@link Classification.Outcome#OVERLOADED}); every other
+ * status is not.</li>
  * </ol>
- * I/O errors are retried, unless the thread was interrupted. The server's wait is resolved with
- * {@link RetryAfter#resolve} whatever the decision, so a caller can report when a non-retryable
- * quota error says access resumes.
+ * I/O errors are retried, unless the thread was interrupted. The server's wait is
+ * resolved with {@link RetryAfter#resolve} whatever the decision, so a caller can report
+ * when a non-retryable quota error says access resumes.
  */
 public final class ResponseClassifier {
 
@@ -83,8 +84,8 @@ public final class ResponseClassifier {
     }
 
     /**
-     * Classifies an I/O error: connection refused or reset, read timeout. Retryable unless the
-     * thread has been interrupted.
+     * Classifies an I/O error: connection refused or reset, read timeout. Retryable
+     * unless the thread has been interrupted.
      * @param failure the exception
      * @return the classification
      */

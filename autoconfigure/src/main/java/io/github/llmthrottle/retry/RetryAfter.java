@@ -12,29 +12,32 @@ import io.github.llmthrottle.provider.ProviderError;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.jspecify.annotations.Nullable;
 
-
 /**
- * How long the server asked us to wait, and where it said so. Sources, highest priority first:
+ * How long the server asked us to wait, and where it said so. Sources, highest priority
+ * first:
  * <ol>
  * <li>{@code retry-after-ms} (milliseconds, fractions allowed; OpenAI, Azure),</li>
  * <li>{@code x-ms-retry-after-ms} (Azure),</li>
- * <li>{@code retry-after}: delay-seconds (fractions accepted, as the SDKs do) or an HTTP-date,
- * relative to the clock; a date in the past means {@link Duration#ZERO},</li>
- * <li>the reset header of the exhausted dimension: the latest reset among the dimensions whose
- * remaining count is {@code 0} (including the IETF {@code RateLimit} field's {@code t}),</li>
- * <li>the error body: Gemini's {@code RetryInfo}, a hint in the message ("Please try again in
- * 1.146s"), or OpenRouter's reset instant.</li>
+ * <li>{@code retry-after}: delay-seconds (fractions accepted, as the SDKs do) or an
+ * HTTP-date, relative to the clock; a date in the past means {@link Duration#ZERO},</li>
+ * <li>the reset header of the exhausted dimension: the latest reset among the dimensions
+ * whose remaining count is {@code 0} (including the IETF {@code RateLimit} field's
+ * {@code t}),</li>
+ * <li>the error body: Gemini's {@code RetryInfo}, a hint in the message ("Please try
+ * again in 1.146s"), or OpenRouter's reset instant.</li>
  * </ol>
- * A value that is negative, empty, non-finite, malformed, or longer than {@link #MAX_PLAUSIBLE} is
- * ignored, as if absent, and the next source is tried. Whether a wait is too long to honour is the
- * retry engine's decision, not this class's.
+ * A value that is negative, empty, non-finite, malformed, or longer than
+ * {@link #MAX_PLAUSIBLE} is ignored, as if absent, and the next source is tried. Whether
+ * a wait is too long to honour is the retry engine's decision, not this class's.
  *
  * @param duration how long to wait, never negative
  * @param source where the wait came from
  */
 public record RetryAfter(Duration duration, Source source) {
 
-    /** Longer waits are taken to be garbage ({@code retry-after: 99999999999999999999}). */
+    /**
+     * Longer waits are taken to be garbage ({@code retry-after: 99999999999999999999}).
+     */
     public static final Duration MAX_PLAUSIBLE = Duration.ofDays(366);
 
     private static final Pattern DECIMAL = Pattern.compile("\\d+(?:\\.\\d*)?|\\.\\d+");
@@ -114,11 +117,12 @@ public record RetryAfter(Duration duration, Source source) {
     }
 
     /**
-     * Parses a {@code retry-after} value: delay-seconds (fractions accepted) or an HTTP-date.
+     * Parses a {@code retry-after} value: delay-seconds (fractions accepted) or an
+     * HTTP-date.
      * @param value the header value, may be {@code null}
      * @param now the current instant
-     * @return the wait ({@link Duration#ZERO} for a date in the past), or {@code null} when the
-     * value is absent, invalid or implausible
+     * @return the wait ({@link Duration#ZERO} for a date in the past), or {@code null}
+     * when the value is absent, invalid or implausible
      */
     public static @Nullable Duration parseRetryAfter(@Nullable String value, Instant now) {
         if (value == null) {

@@ -23,27 +23,30 @@ import org.springframework.retry.context.RetryContextSupport;
 import org.springframework.retry.support.RetryTemplate;
 
 /**
- * Runs an HTTP call with retries, on Spring Retry's {@link RetryTemplate}. One engine serves one
- * client's settings and may be shared by threads; it is a plain object, not a bean.
+ * Runs an HTTP call with retries, on Spring Retry's {@link RetryTemplate}. One engine
+ * serves one client's settings and may be shared by threads; it is a plain object, not a
+ * bean.
  * <p>
- * An {@link Attempt} returns its result when the outcome is final (a success, or a non-retryable
- * error the caller surfaces itself) and throws {@link RetryableResponseException} when it may be
- * retried. An {@link IOException} from an attempt is an I/O error and is retried too (unless the
- * thread was interrupted). Before each retry the engine sleeps:
+ * An {@link Attempt} returns its result when the outcome is final (a success, or a
+ * non-retryable error the caller surfaces itself) and throws
+ * {@link RetryableResponseException} when it may be retried. An {@link IOException} from
+ * an attempt is an I/O error and is retried too (unless the thread was interrupted).
+ * Before each retry the engine sleeps:
  * <ul>
- * <li>when {@link RetrySettings#respectRetryAfter()} and the server gave a wait: exactly that wait
- * plus non-negative jitter ({@link BackOff#honour}); a wait above
- * {@link RetrySettings#maxRetryAfter()} fails at once with {@link RetryAfterTooLongException}
- * (the failed response is attached as a suppressed exception);</li>
+ * <li>when {@link RetrySettings#respectRetryAfter()} and the server gave a wait: exactly
+ * that wait plus non-negative jitter ({@link BackOff#honour}); a wait above
+ * {@link RetrySettings#maxRetryAfter()} fails at once with
+ * {@link RetryAfterTooLongException} (the failed response is attached as a suppressed
+ * exception);</li>
  * <li>otherwise the exponential {@link BackOff}.</li>
  * </ul>
- * When {@link RetrySettings#maxRetries()} retries have failed, {@link RetriesExhaustedException}
- * is thrown, whose cause is the last failure and whose {@code retryAfter} is the last server wait
- * (exhaustion is reported even if that last wait was also too long). If the thread is interrupted
- * while sleeping, retrying stops, the interrupt flag stays set, and an
- * {@link InterruptedIOException} is thrown (cause: the last failure). An I/O exception fits an
- * HTTP interceptor's contract and, unlike a throttling exception, does not make a caller fall
- * back to another model.
+ * When {@link RetrySettings#maxRetries()} retries have failed,
+ * {@link RetriesExhaustedException} is thrown, whose cause is the last failure and whose
+ * {@code retryAfter} is the last server wait (exhaustion is reported even if that last
+ * wait was also too long). If the thread is interrupted while sleeping, retrying stops,
+ * the interrupt flag stays set, and an {@link InterruptedIOException} is thrown (cause:
+ * the last failure). An I/O exception fits an HTTP interceptor's contract and, unlike a
+ * throttling exception, does not make a caller fall back to another model.
  */
 public final class RetryEngine {
 
@@ -107,10 +110,11 @@ public final class RetryEngine {
      * @param <T> the result type
      * @param client the client name, for exceptions and the listener
      * @param model the model name, for exceptions and the listener
-     * @param attempt one HTTP attempt; receives the number of retries made so far (0 first)
+     * @param attempt one HTTP attempt; receives the number of retries made so far (0
+     * first)
      * @return the result of the first attempt that returned
-     * @throws IOException an I/O error that is not retried (the thread was interrupted), or an
-     * {@link InterruptedIOException} when interrupted while waiting to retry
+     * @throws IOException an I/O error that is not retried (the thread was interrupted),
+     * or an {@link InterruptedIOException} when interrupted while waiting to retry
      * @throws RetriesExhaustedException when every allowed attempt failed retryably
      * @throws RetryAfterTooLongException when the server asked for a wait above
      * {@code maxRetryAfter}
@@ -120,16 +124,17 @@ public final class RetryEngine {
     }
 
     /**
-     * Runs {@code attempt} until it returns, or retrying gives up, honouring server waits only up
-     * to {@code maxRetryAfter} for this call (a caller's own budget, such as a
-     * {@code @Throttled} invocation's max-wait that has a fallback to turn to) when that is below
-     * the settings' {@code maxRetryAfter}.
+     * Runs {@code attempt} until it returns, or retrying gives up, honouring server waits
+     * only up to {@code maxRetryAfter} for this call (a caller's own budget, such as a
+     * {@code @Throttled} invocation's max-wait that has a fallback to turn to) when that
+     * is below the settings' {@code maxRetryAfter}.
      * @param <T> the result type
      * @param client the client name, for exceptions and the listener
      * @param model the model name, for exceptions and the listener
-     * @param maxRetryAfter the longest server wait this call may sleep, or {@code null} for the
-     * settings' {@code maxRetryAfter}
-     * @param attempt one HTTP attempt; receives the number of retries made so far (0 first)
+     * @param maxRetryAfter the longest server wait this call may sleep, or {@code null}
+     * for the settings' {@code maxRetryAfter}
+     * @param attempt one HTTP attempt; receives the number of retries made so far (0
+     * first)
      * @return the result of the first attempt that returned
      * @throws IOException as {@link #execute(String, String, Attempt)}
      */
@@ -230,7 +235,8 @@ public final class RetryEngine {
 
         /**
          * Makes the attempt.
-         * @param retryCount the number of retries made before this attempt (0 on the first)
+         * @param retryCount the number of retries made before this attempt (0 on the
+         * first)
          * @return the final result
          * @throws IOException on an I/O error, which is retried
          * @throws RetryableResponseException when the response may be retried
@@ -239,7 +245,10 @@ public final class RetryEngine {
 
     }
 
-    /** Retries while the last failure is ours, retryable, within budget and not asking too long. */
+    /**
+     * Retries while the last failure is ours, retryable, within budget and not asking too
+     * long.
+     */
     private final class ThrottleRetryPolicy implements RetryPolicy {
 
         @Override

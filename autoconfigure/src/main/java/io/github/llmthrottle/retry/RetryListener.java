@@ -4,9 +4,9 @@ import java.time.Duration;
 
 /**
  * Observes the {@link RetryEngine}, for metrics and logs ({@code llm.retries},
- * {@code llm.retry.after}). Called on the calling thread; an exception thrown here is logged and
- * otherwise ignored. Not to be confused with Spring Retry's own {@code RetryListener}, which this
- * library does not use.
+ * {@code llm.retry.after}). Called on the calling thread; an exception thrown here is
+ * logged and otherwise ignored. Not to be confused with Spring Retry's own
+ * {@code RetryListener}, which this library does not use.
  */
 public interface RetryListener {
 
@@ -18,8 +18,8 @@ public interface RetryListener {
      * Called before sleeping ahead of a retry.
      * @param client the client name
      * @param model the model name
-     * @param classification why the previous attempt failed ({@link Classification#reason()} is the
-     * {@code llm.retries} reason tag)
+     * @param classification why the previous attempt failed
+     * ({@link Classification#reason()} is the {@code llm.retries} reason tag)
      * @param wait how long the engine is about to sleep
      * @param retryCount the 1-based index of the retry about to be made
      */
@@ -27,8 +27,8 @@ public interface RetryListener {
     }
 
     /**
-     * Called for every retryable failure whose response carried a server wait, including waits too
-     * long to honour.
+     * Called for every retryable failure whose response carried a server wait, including
+     * waits too long to honour.
      * @param client the client name
      * @param model the model name
      * @param wait the server's wait

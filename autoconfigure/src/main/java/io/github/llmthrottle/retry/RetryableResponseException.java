@@ -1,11 +1,11 @@
 package io.github.llmthrottle.retry;
 
 /**
- * Thrown by a {@link RetryEngine.Attempt} to say "this attempt failed and may be retried". It
- * carries the {@link Classification} the engine needs (the server's wait, the metric reason) and
- * the failure to report if retrying gives up: that failure becomes the cause of
- * {@link io.github.llmthrottle.RetriesExhaustedException}. The engine never lets this exception
- * escape {@link RetryEngine#execute}.
+ * Thrown by a {@link RetryEngine.Attempt} to say "this attempt failed and may be
+ * retried". It carries the {@link Classification} the engine needs (the server's wait,
+ * the metric reason) and the failure to report if retrying gives up: that failure becomes
+ * the cause of {@link io.github.llmthrottle.RetriesExhaustedException}. The engine never
+ * lets this exception escape {@link RetryEngine#execute}.
  */
 public class RetryableResponseException extends RuntimeException {
 
@@ -15,9 +15,9 @@ public class RetryableResponseException extends RuntimeException {
      * Creates an exception for a retryable outcome.
      * @param classification the outcome, which must be {@link Classification#retryable()
      * retryable}
-     * @param failure what to report as the cause if retrying gives up: the exception the HTTP
-     * library's caller would have seen for the response (for {@code RestClient}, Spring's own
-     * {@code HttpServerErrorException}), or the I/O error
+     * @param failure what to report as the cause if retrying gives up: the exception the
+     * HTTP library's caller would have seen for the response (for {@code RestClient},
+     * Spring's own {@code HttpServerErrorException}), or the I/O error
      */
     public RetryableResponseException(Classification classification, Throwable failure) {
         super("Retryable " + classification.describe(), failure, false, false);

@@ -1,5 +1,6 @@
 /**
- * Retry engine: classification of provider responses, Retry-After and reset header parsing, back-off with jitter.
+ * Retry engine: classification of provider responses, Retry-After and reset header
+ * parsing, back-off with jitter.
  */
 @NullMarked
 package io.github.llmthrottle.retry;

@@ -8,11 +8,11 @@ import java.util.Objects;
  *
  * @param enabled whether circuits open at all; when false every circuit stays
  * {@link CircuitState#CLOSED}
- * @param failureThreshold consecutive failing attempts (overloaded, 5xx, 408, I/O errors) that
- * open the circuit
+ * @param failureThreshold consecutive failing attempts (overloaded, 5xx, 408, I/O errors)
+ * that open the circuit
  * @param openWait how long an open circuit fails calls fast before it lets probes through
- * @param halfOpenProbes calls let through at once while half-open; that many successful probes
- * close the circuit
+ * @param halfOpenProbes calls let through at once while half-open; that many successful
+ * probes close the circuit
  */
 public record CircuitSettings(boolean enabled, int failureThreshold, Duration openWait, int halfOpenProbes) {
 
@@ -20,10 +20,10 @@ public record CircuitSettings(boolean enabled, int failureThreshold, Duration op
     public static final CircuitSettings DEFAULTS = new CircuitSettings(true, 5, Duration.ofSeconds(30), 2);
 
     /**
-     * Creates settings. Configured values are checked under their property names before they get
-     * here; these checks guard settings built in code, which would otherwise open the circuit on a
-     * success (a threshold below 1) or never close it again (no probes). A negative open wait
-     * acts as zero.
+     * Creates settings. Configured values are checked under their property names before
+     * they get here; these checks guard settings built in code, which would otherwise
+     * open the circuit on a success (a threshold below 1) or never close it again (no
+     * probes). A negative open wait acts as zero.
      * @throws IllegalArgumentException naming the first invalid field
      */
     public CircuitSettings {

@@ -8,7 +8,10 @@ public enum CircuitState {
     /** Calls flow normally. */
     CLOSED,
 
-    /** Consecutive overload, server or connection failures: calls fail fast until the wait ends. */
+    /**
+     * Consecutive overload, server or connection failures: calls fail fast until the wait
+     * ends.
+     */
     OPEN,
 
     /** After the wait: a few probe calls decide whether to close or open again. */

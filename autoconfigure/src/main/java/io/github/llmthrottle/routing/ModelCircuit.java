@@ -10,28 +10,29 @@ import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The circuit breaker of one client and model, a Resilience4j-style state machine over HTTP
- * attempts.
+ * The circuit breaker of one client and model, a Resilience4j-style state machine over
+ * HTTP attempts.
  * <ul>
  * <li>{@link CircuitState#CLOSED}: every attempt goes through. An attempt that ends
- * {@linkplain #isFailure(Outcome) as a failure} (529/overloaded, any other 5xx, 408, an I/O error)
- * adds to a count of consecutive failures; any answer of the server that is not a failure
- * (success, 4xx, quota) resets it; a 429 rate limit does neither (the provider is up, we are only
- * too fast, and the limiter deals with that). When the count reaches
- * {@link CircuitSettings#failureThreshold()} the circuit opens.</li>
- * <li>{@link CircuitState#OPEN}: {@link #acquire()} fails fast with {@link CircuitOpenException}
- * whose {@code retryAfter} is the rest of {@link CircuitSettings#openWait()}. When the wait is
- * over the circuit is half-open (there is no timer: the change happens when the circuit is next
- * looked at).</li>
- * <li>{@link CircuitState#HALF_OPEN}: up to {@link CircuitSettings#halfOpenProbes()} attempts are
- * let through at once as probes, others fail fast as if open. The first probe that fails opens the
- * circuit again for a new wait; once that many probes have succeeded the circuit closes. A probe
- * that ends without a verdict (a 429, or no attempt at all because admission refused it) only
- * frees its place.</li>
+ * {@linkplain #isFailure(Outcome) as a failure} (529/overloaded, any other 5xx, 408, an
+ * I/O error) adds to a count of consecutive failures; any answer of the server that is
+ * not a failure (success, 4xx, quota) resets it; a 429 rate limit does neither (the
+ * provider is up, we are only too fast, and the limiter deals with that). When the count
+ * reaches {@link CircuitSettings#failureThreshold()} the circuit opens.</li>
+ * <li>{@link CircuitState#OPEN}: {@link #acquire()} fails fast with
+ * {@link CircuitOpenException} whose {@code retryAfter} is the rest of
+ * {@link CircuitSettings#openWait()}. When the wait is over the circuit is half-open
+ * (there is no timer: the change happens when the circuit is next looked at).</li>
+ * <li>{@link CircuitState#HALF_OPEN}: up to {@link CircuitSettings#halfOpenProbes()}
+ * attempts are let through at once as probes, others fail fast as if open. The first
+ * probe that fails opens the circuit again for a new wait; once that many probes have
+ * succeeded the circuit closes. A probe that ends without a verdict (a 429, or no attempt
+ * at all because admission refused it) only frees its place.</li>
  * </ul>
- * Outcomes of attempts that started before the last change of state are ignored, so a burst of
- * late failures cannot reopen a circuit that probes have just closed. Time comes from the monotonic
- * clock of the injected {@link TimeSource}. Thread-safe; the lock is never held while waiting.
+ * Outcomes of attempts that started before the last change of state are ignored, so a
+ * burst of late failures cannot reopen a circuit that probes have just closed. Time comes
+ * from the monotonic clock of the injected {@link TimeSource}. Thread-safe; the lock is
+ * never held while waiting.
  */
 public final class ModelCircuit {
 
@@ -53,7 +54,10 @@ public final class ModelCircuit {
 
     private int consecutiveFailures;
 
-    /** While open, when the open wait ends, in nanoseconds of the time source's monotonic clock. */
+    /**
+     * While open, when the open wait ends, in nanoseconds of the time source's monotonic
+     * clock.
+     */
     private long openUntil = Long.MIN_VALUE;
 
     private int probesInFlight;
@@ -75,7 +79,8 @@ public final class ModelCircuit {
     }
 
     /**
-     * Whether an attempt with this outcome counts as a failure towards opening the circuit.
+     * Whether an attempt with this outcome counts as a failure towards opening the
+     * circuit.
      * @param outcome the outcome of an attempt
      * @return {@code true} for overloaded, server errors, 408 and I/O errors
      */
@@ -155,8 +160,8 @@ public final class ModelCircuit {
      * @return the permission, on which the attempt's outcome must be
      * {@linkplain Permission#record(Outcome) recorded} or which must be
      * {@linkplain Permission#release() released}
-     * @throws CircuitOpenException when the circuit is open, or half-open with every probe place
-     * taken
+     * @throws CircuitOpenException when the circuit is open, or half-open with every
+     * probe place taken
      */
     public Permission acquire() {
         this.lock.lock();
@@ -242,8 +247,8 @@ public final class ModelCircuit {
 
     /**
      * One attempt let through by the circuit. Exactly one of {@link #record(Outcome)} and
-     * {@link #release()} counts; later calls do nothing, so {@code release()} belongs in a
-     * {@code finally} block after {@code record}.
+     * {@link #release()} counts; later calls do nothing, so {@code release()} belongs in
+     * a {@code finally} block after {@code record}.
      */
     public final class Permission {
 
@@ -270,7 +275,8 @@ public final class ModelCircuit {
         }
 
         /**
-         * Ends the attempt without an outcome (it was not sent, or failed before a response).
+         * Ends the attempt without an outcome (it was not sent, or failed before a
+         * response).
          */
         public void release() {
             if (!this.done) {

@@ -13,26 +13,29 @@ import io.github.llmthrottle.ThrottleContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Routes one invocation over a chain of models of one client: {@code [model, fallback...]}.
+ * Routes one invocation over a chain of models of one client:
+ * {@code [model, fallback...]}.
  * <p>
- * <b>Preemptive.</b> A candidate is skipped without being called when its circuit lets no call
- * through ({@link CircuitOpenException}) or when a typical call would wait for admission longer
- * than the invocation's max-wait, or could never be admitted ({@link AdmissionTimeoutException});
- * a skipped candidate is {@linkplain RouteCandidate#rejected reported as rejected}.
+ * <b>Preemptive.</b> A candidate is skipped without being called when its circuit lets no
+ * call through ({@link CircuitOpenException}) or when a typical call would wait for
+ * admission longer than the invocation's max-wait, or could never be admitted
+ * ({@link AdmissionTimeoutException}); a skipped candidate is
+ * {@linkplain RouteCandidate#rejected reported as rejected}.
  * <p>
- * <b>Reactive.</b> The first candidate not skipped is invoked with a {@link ThrottleContext}
- * naming it (restored afterwards, however the invocation ends). When the invocation fails with a
- * <em>throttling failure</em> (an {@link LlmThrottleException} of this router's client anywhere in
- * the exception's cause chain, so also when a {@code RestClient} wrapped it) the next candidate
- * is tried. Any other exception (a 4xx or quota error surfacing as Spring's
+ * <b>Reactive.</b> The first candidate not skipped is invoked with a
+ * {@link ThrottleContext} naming it (restored afterwards, however the invocation ends).
+ * When the invocation fails with a <em>throttling failure</em> (an
+ * {@link LlmThrottleException} of this router's client anywhere in the exception's cause
+ * chain, so also when a {@code RestClient} wrapped it) the next candidate is tried. Any
+ * other exception (a 4xx or quota error surfacing as Spring's
  * {@code RestClientResponseException}, an I/O error that was not retried, an application
  * exception, a throttling failure of another client) propagates at once, unchanged.
  * <p>
  * Each move from one candidate to the next is reported with
- * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate failed,
- * the {@link Recovery} is called with the last throttling failure, or without one, the last
- * exception is rethrown as it was thrown (the synthetic rejection when the last candidate was
- * skipped).
+ * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate
+ * failed, the {@link Recovery} is called with the last throttling failure, or without
+ * one, the last exception is rethrown as it was thrown (the synthetic rejection when the
+ * last candidate was skipped).
  * <p>
  * Immutable and thread-safe; one router serves every invocation of one annotated method.
  */
@@ -69,12 +72,13 @@ public final class ModelRouter {
      * @param tenant the tenant of the invocation's calls, or {@code null}
      * @param maxWait the invocation's max-wait, or {@code null} for the default
      * @param invocation the invocation, called at most once per candidate
-     * @param recovery what to return when every candidate failed, or {@code null} to rethrow
+     * @param recovery what to return when every candidate failed, or {@code null} to
+     * rethrow
      * @return the result of the first candidate that returned, or of the recovery
      * @throws Throwable what the invocation or the recovery threw
      */
-    public <T> T route(Priority priority, @Nullable String tenant, @Nullable Duration maxWait,
-            Invocation<T> invocation, @Nullable Recovery<T> recovery) throws Throwable {
+    public <T> T route(Priority priority, @Nullable String tenant, @Nullable Duration maxWait, Invocation<T> invocation,
+            @Nullable Recovery<T> recovery) throws Throwable {
         Duration admissionWait = (maxWait != null) ? maxWait : this.defaultMaxWait;
         LlmThrottleException failure = null;
         Throwable thrown = null;
@@ -87,8 +91,8 @@ public final class ModelRouter {
                 thrown = refusal;
             }
             else {
-                ThrottleContext context = new ThrottleContext(this.client, candidate.model(), priority, tenant,
-                        attempt, maxWait);
+                ThrottleContext context = new ThrottleContext(this.client, candidate.model(), priority, tenant, attempt,
+                        maxWait);
                 try (ThrottleContext.Scope scope = ThrottleContext.open(context)) {
                     return invocation.proceed(context);
                 }
@@ -111,8 +115,8 @@ public final class ModelRouter {
         throw thrown;
     }
 
-    private @Nullable LlmThrottleException refusal(RouteCandidate candidate, Priority priority,
-            @Nullable String tenant, Duration maxWait) {
+    private @Nullable LlmThrottleException refusal(RouteCandidate candidate, Priority priority, @Nullable String tenant,
+            Duration maxWait) {
         ModelCircuit circuit = candidate.circuit();
         if (!circuit.isCallPermitted()) {
             return new CircuitOpenException(this.client, candidate.model(), circuit.remainingOpenTime());
@@ -163,7 +167,8 @@ public final class ModelRouter {
     }
 
     /**
-     * What an invocation returns when every candidate failed (the annotation's fallback method).
+     * What an invocation returns when every candidate failed (the annotation's fallback
+     * method).
      *
      * @param <T> the result type
      */

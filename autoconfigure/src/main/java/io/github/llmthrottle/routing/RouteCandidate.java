@@ -7,8 +7,9 @@ import io.github.llmthrottle.Priority;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One model a {@link ModelRouter} may send an invocation to: its circuit, an estimate of how long
- * a call would wait for admission, and where to report that the router went elsewhere.
+ * One model a {@link ModelRouter} may send an invocation to: its circuit, an estimate of
+ * how long a call would wait for admission, and where to report that the router went
+ * elsewhere.
  */
 public interface RouteCandidate {
 
@@ -29,12 +30,14 @@ public interface RouteCandidate {
      * @param priority the invocation's priority
      * @param tenant the invocation's tenant, or {@code null}
      * @param maxWait the longest the invocation may wait
-     * @return the estimated wait, or {@code null} when such a call could never be admitted
+     * @return the estimated wait, or {@code null} when such a call could never be
+     * admitted
      */
     @Nullable Duration estimatedWait(Priority priority, @Nullable String tenant, Duration maxWait);
 
     /**
-     * The router refused this model before calling it (open circuit, or a wait above max-wait).
+     * The router refused this model before calling it (open circuit, or a wait above
+     * max-wait).
      * @param rejection why, as the caller would have seen it
      */
     default void rejected(LlmThrottleException rejection) {

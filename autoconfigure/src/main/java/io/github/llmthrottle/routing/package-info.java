@@ -1,5 +1,6 @@
 /**
- * Model routing: choosing a model that can take a call, the fallback chain and the circuit per model.
+ * Model routing: choosing a model that can take a call, the fallback chain and the
+ * circuit per model.
  */
 @NullMarked
 package io.github.llmthrottle.routing;

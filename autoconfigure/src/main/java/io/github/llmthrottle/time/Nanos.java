@@ -4,12 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Arithmetic on times and durations counted in nanoseconds, as {@link TimeSource#nanoTime()}
- * counts them. Sums and differences saturate at {@link Long#MIN_VALUE} and
- * {@link Long#MAX_VALUE} instead of overflowing, so that "wait forever" stays forever and a
- * deadline never wraps round into the past; conversions from {@link Duration} and
- * {@link Instant} saturate the same way. Code that waits keeps its times in nanoseconds of the
- * monotonic clock and converts at its edge, where instants come in or go out.
+ * Arithmetic on times and durations counted in nanoseconds, as
+ * {@link TimeSource#nanoTime()} counts them. Sums and differences saturate at
+ * {@link Long#MIN_VALUE} and {@link Long#MAX_VALUE} instead of overflowing, so that "wait
+ * forever" stays forever and a deadline never wraps round into the past; conversions from
+ * {@link Duration} and {@link Instant} saturate the same way. Code that waits keeps its
+ * times in nanoseconds of the monotonic clock and converts at its edge, where instants
+ * come in or go out.
  */
 public final class Nanos {
 
@@ -47,8 +48,8 @@ public final class Nanos {
     /**
      * A duration in nanoseconds.
      * @param duration the duration
-     * @return its nanoseconds, or {@link Long#MAX_VALUE} ({@link Long#MIN_VALUE}) for a duration
-     * too long (too negative) to count in a {@code long}
+     * @return its nanoseconds, or {@link Long#MAX_VALUE} ({@link Long#MIN_VALUE}) for a
+     * duration too long (too negative) to count in a {@code long}
      */
     public static long of(Duration duration) {
         try {

@@ -9,10 +9,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * The one source of time of llm-throttle: the wall clock (for instants the provider speaks of:
- * HTTP dates, reset times, what the endpoint shows), a monotonic clock (for every wait and every
- * duration measured) and the ways to wait. Injected everywhere, so that whole-context tests run
- * on a fake time source instead of sleeping; {@link #system()} outside tests.
+ * The one source of time of llm-throttle: the wall clock (for instants the provider
+ * speaks of: HTTP dates, reset times, what the endpoint shows), a monotonic clock (for
+ * every wait and every duration measured) and the ways to wait. Injected everywhere, so
+ * that whole-context tests run on a fake time source instead of sleeping;
+ * {@link #system()} outside tests.
  */
 public interface TimeSource {
 
@@ -31,24 +32,25 @@ public interface TimeSource {
     Instant instant();
 
     /**
-     * A monotonic time in nanoseconds, only meaningful as the difference of two values, as
-     * {@link System#nanoTime()}.
+     * A monotonic time in nanoseconds, only meaningful as the difference of two values,
+     * as {@link System#nanoTime()}.
      * @return the monotonic time
      */
     long nanoTime();
 
     /**
-     * Sleeps on the calling thread (between retries); a zero or negative duration returns at
-     * once. The core never calls {@link Thread#sleep} directly.
+     * Sleeps on the calling thread (between retries); a zero or negative duration returns
+     * at once. The core never calls {@link Thread#sleep} directly.
      * @param duration how long to wait
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     void sleep(Duration duration) throws InterruptedException;
 
     /**
-     * Waits until {@code condition} is signalled or about {@code nanos} have passed on this time
-     * source, whichever comes first. Called with the condition's lock held, like
-     * {@link Condition#awaitNanos(long)}; may return early (callers re-check their state).
+     * Waits until {@code condition} is signalled or about {@code nanos} have passed on
+     * this time source, whichever comes first. Called with the condition's lock held,
+     * like {@link Condition#awaitNanos(long)}; may return early (callers re-check their
+     * state).
      * @param condition the condition to wait on
      * @param nanos the longest wait in nanoseconds
      * @throws InterruptedException if the thread is interrupted

@@ -1,5 +1,6 @@
 /**
- * Time sources: an injectable clock and sleeper, so that the core can be tested with a fake clock.
+ * Time sources: an injectable clock and sleeper, so that the core can be tested with a
+ * fake clock.
  */
 @NullMarked
 package io.github.llmthrottle.time;

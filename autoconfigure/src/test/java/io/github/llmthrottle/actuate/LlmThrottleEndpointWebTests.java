@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The {@code llmthrottle} endpoint over real HTTP, after real traffic against the simulator.
+ * The {@code llmthrottle} endpoint over real HTTP, after real traffic against the
+ * simulator.
  */
 class LlmThrottleEndpointWebTests {
 
@@ -24,7 +25,8 @@ class LlmThrottleEndpointWebTests {
             for (int i = 0; i < 3; i++) {
                 assertThat(app.call(OPUS)).contains("\"type\":\"message\"");
             }
-            // a 429 asking for 30 s: the model pauses, and the retry cannot be admitted within max-wait (1 s)
+            // a 429 asking for 30 s: the model pauses, and the retry cannot be admitted
+            // within max-wait (1 s)
             app.simulator().script(OPUS, Fault.status(429).retryAfter("30"));
             assertThatExceptionOfType(AdmissionTimeoutException.class).isThrownBy(() -> app.call(OPUS));
 
@@ -105,7 +107,8 @@ class LlmThrottleEndpointWebTests {
 
             app.call(OPUS);
             app.call(OPUS);
-            // the bucket now holds two requests a minute: the third cannot be admitted within max-wait
+            // the bucket now holds two requests a minute: the third cannot be admitted
+            // within max-wait
             assertThatExceptionOfType(AdmissionTimeoutException.class).isThrownBy(() -> app.call(OPUS));
             assertThat(app.simulator().stats().attempts()).isEqualTo(2);
 
@@ -124,8 +127,8 @@ class LlmThrottleEndpointWebTests {
                     "{\"outputTokensPerMinute\":-5}");
             assertThat(response.statusCode()).isEqualTo(400);
             assertThat(response.body()).contains("outputTokensPerMinute").contains("-5");
-            assertThat(app.json("/llmthrottle/anthropic/" + OPUS).path("limits").path("outputTokensPerMinute")
-                .asLong()).isEqualTo(20_000);
+            assertThat(app.json("/llmthrottle/anthropic/" + OPUS).path("limits").path("outputTokensPerMinute").asLong())
+                .isEqualTo(20_000);
             assertThat(app.post("/llmthrottle/anthropic/no-such-model", "{\"requestsPerMinute\":5}").statusCode())
                 .isEqualTo(404);
         }
@@ -136,8 +139,7 @@ class LlmThrottleEndpointWebTests {
                 "outputTokensPerMinute", "maxConcurrency");
         assertThat(fieldNames(state.path("available"))).contains("requests", "inputTokens", "outputTokens");
         assertThat(fieldNames(state.path("server"))).contains("requestsRemaining", "requestsReset",
-                "inputTokensRemaining", "inputTokensReset", "outputTokensRemaining", "outputTokensReset",
-                "observedAt");
+                "inputTokensRemaining", "inputTokensReset", "outputTokensRemaining", "outputTokensReset", "observedAt");
         assertThat(fieldNames(state)).contains("pausedUntil", "inFlight", "concurrencyLimit", "queued", "circuit",
                 "totals");
         assertThat(fieldNames(state.path("queued"))).contains("realtime", "normal", "batch");

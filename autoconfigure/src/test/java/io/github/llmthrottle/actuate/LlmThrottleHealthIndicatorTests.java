@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How the health indicator turns a model's limiter, circuit and the provider's recent answers
- * into one state.
+ * How the health indicator turns a model's limiter, circuit and the provider's recent
+ * answers into one state.
  */
 class LlmThrottleHealthIndicatorTests {
 
@@ -26,12 +26,10 @@ class LlmThrottleHealthIndicatorTests {
 
     private final ProviderSignals signals = new ProviderSignals(this.clock);
 
-    private final LlmThrottleHealthIndicator indicator = new LlmThrottleHealthIndicator(
-            new LlmThrottleRegistry(new ThrottleSettings(Map.of(), 10, Duration.ofSeconds(1), null, Map.of()),
-                    (client) -> {
-                        throw new IllegalStateException("no clients");
-                    }),
-            this.signals, CircuitStateSource.DEFAULT, Duration.ofMinutes(1), this.clock);
+    private final LlmThrottleHealthIndicator indicator = new LlmThrottleHealthIndicator(new LlmThrottleRegistry(
+            new ThrottleSettings(Map.of(), 10, Duration.ofSeconds(1), null, Map.of()), (client) -> {
+                throw new IllegalStateException("no clients");
+            }), this.signals, CircuitStateSource.DEFAULT, Duration.ofMinutes(1), this.clock);
 
     @Test
     void aQuietModelIsOk() {

@@ -26,9 +26,9 @@ import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
- * A whole Spring Boot web application (embedded Tomcat on a random port, actuator, Micrometer
- * with Prometheus, llm-throttle) whose {@code anthropic} client talks to an {@link LlmSimulator}
- * on loopback. Retries do not sleep; admission waits for real.
+ * A whole Spring Boot web application (embedded Tomcat on a random port, actuator,
+ * Micrometer with Prometheus, llm-throttle) whose {@code anthropic} client talks to an
+ * {@link LlmSimulator} on loopback. Retries do not sleep; admission waits for real.
  */
 public final class ObservedApplication implements AutoCloseable {
 
@@ -106,7 +106,8 @@ public final class ObservedApplication implements AutoCloseable {
     }
 
     /**
-     * Sends one Messages request for {@code model} through the {@code anthropicRestClient} bean.
+     * Sends one Messages request for {@code model} through the
+     * {@code anthropicRestClient} bean.
      * @param model the model
      * @return the response body
      */

@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * The configured API key appears in no actuator response and nowhere in the DEBUG log of a full
- * run: startup, successful calls, a retried 429, a rejected call, every endpoint read, shutdown.
+ * The configured API key appears in no actuator response and nowhere in the DEBUG log of
+ * a full run: startup, successful calls, a retried 429, a rejected call, every endpoint
+ * read, shutdown.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SecretsNeverExposedTests {
@@ -51,8 +52,8 @@ class SecretsNeverExposedTests {
                 }
             }
             for (String path : List.of("/llmthrottle/anthropic/" + OPUS, "/health/llmThrottle",
-                    "/env/llm.throttle.clients.anthropic.api-key", "/configprops/llm.throttle",
-                    "/metrics/llm.requests", "/metrics/llm.calls", "/loggers/io.github.llmthrottle")) {
+                    "/env/llm.throttle.clients.anthropic.api-key", "/configprops/llm.throttle", "/metrics/llm.requests",
+                    "/metrics/llm.calls", "/loggers/io.github.llmthrottle")) {
                 HttpResponse<String> response = app.get(path);
                 assertThat(response.statusCode()).as(path).isEqualTo(200);
                 responses.put(path, response.body());

@@ -42,9 +42,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code @Throttled} methods against the testkit's simulated Anthropic API: routing to the
- * fallback model, the fallback method, what is never routed around, preemptive routing on a
- * saturated limiter, tenant and priority, and the circuit of each model.
+ * {@code @Throttled} methods against the testkit's simulated Anthropic API: routing to
+ * the fallback model, the fallback method, what is never routed around, preemptive
+ * routing on a saturated limiter, tenant and priority, and the circuit of each model.
  */
 class ThrottledRoutingTests {
 
@@ -106,7 +106,8 @@ class ThrottledRoutingTests {
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
             assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(1);
             assertThat(observer(context).fallbacks).singleElement()
-                .satisfies((fallback) -> assertThat(fallback).contains(RetryAfterTooLongException.class.getSimpleName()));
+                .satisfies(
+                        (fallback) -> assertThat(fallback).contains(RetryAfterTooLongException.class.getSimpleName()));
         });
     }
 
@@ -179,19 +180,19 @@ class ThrottledRoutingTests {
 
     @Test
     void tenantAndPriorityReachAdmission() {
-        this.runner.withPropertyValues("llm.throttle.tenants.overrides.acme.requests-per-minute=1")
-            .run((context) -> {
-                Answers answers = answers(context);
-                assertThat(answers.answer(new Question("acme", "first")).model()).isEqualTo(OPUS);
-                // acme's one request per minute on opus is spent: its next call goes to sonnet at once
-                assertThat(answers.answer(new Question("acme", "second")).model()).isEqualTo(SONNET);
-                // another tenant still gets opus
-                assertThat(answers.answer(new Question("globex", "third")).model()).isEqualTo(OPUS);
-                assertThat(answers.batch("fourth").model()).isEqualTo(OPUS);
-                assertThat(observer(context).admitted).containsExactly(OPUS + ":REALTIME", SONNET + ":REALTIME",
-                        OPUS + ":REALTIME", OPUS + ":BATCH");
-                assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
-            });
+        this.runner.withPropertyValues("llm.throttle.tenants.overrides.acme.requests-per-minute=1").run((context) -> {
+            Answers answers = answers(context);
+            assertThat(answers.answer(new Question("acme", "first")).model()).isEqualTo(OPUS);
+            // acme's one request per minute on opus is spent: its next call goes to
+            // sonnet at once
+            assertThat(answers.answer(new Question("acme", "second")).model()).isEqualTo(SONNET);
+            // another tenant still gets opus
+            assertThat(answers.answer(new Question("globex", "third")).model()).isEqualTo(OPUS);
+            assertThat(answers.batch("fourth").model()).isEqualTo(OPUS);
+            assertThat(observer(context).admitted).containsExactly(OPUS + ":REALTIME", SONNET + ":REALTIME",
+                    OPUS + ":REALTIME", OPUS + ":BATCH");
+            assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
+        });
     }
 
     @Test
@@ -207,16 +208,17 @@ class ThrottledRoutingTests {
                 assertThat(answers.answer(new Question("acme", "one")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
-                // while open: routed to sonnet without trying opus, and plain RestClient calls fail fast
+                // while open: routed to sonnet without trying opus, and plain RestClient
+                // calls fail fast
                 assertThat(answers.answer(new Question("acme", "two")).model()).isEqualTo(SONNET);
                 assertThatExceptionOfType(CircuitOpenException.class)
                     .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class), OPUS))
                     .satisfies((ex) -> assertThat(ex.getRetryAfter()).isPositive());
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
                 assertThat(observer(context).rejections).contains(OPUS + ":circuit_open");
-                // after the wait one probe goes to opus; it succeeds and closes the circuit
-                await().atMost(Duration.ofSeconds(5))
-                    .until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
+                // after the wait one probe goes to opus; it succeeds and closes the
+                // circuit
+                await().atMost(Duration.ofSeconds(5)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
                 assertThat(answers.answer(new Question("acme", "three")).model()).isEqualTo(OPUS);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.CLOSED);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(4);
@@ -235,8 +237,7 @@ class ThrottledRoutingTests {
                 assertThat(answers.answer(new Question("acme", "one")).model()).isEqualTo(SONNET);
                 assertThat(answers.answer(new Question("acme", "two")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
-                await().atMost(Duration.ofSeconds(5))
-                    .until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
+                await().atMost(Duration.ofSeconds(5)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
                 assertThat(answers.answer(new Question("acme", "probe")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
@@ -259,7 +260,8 @@ class ThrottledRoutingTests {
         return restClient.post()
             .uri("/v1/messages")
             .contentType(MediaType.APPLICATION_JSON)
-            .body("{\"model\":\"" + model + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
+            .body("{\"model\":\"" + model
+                    + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
             .retrieve()
             .body(String.class);
     }
@@ -271,7 +273,8 @@ class ThrottledRoutingTests {
     }
 
     /**
-     * A service whose methods call the throttled RestClient for the model they were routed to.
+     * A service whose methods call the throttled RestClient for the model they were
+     * routed to.
      */
     static class Answers {
 

@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Every misuse of {@code @Throttled} stops the application at startup with a message that names
- * the annotated method.
+ * Every misuse of {@code @Throttled} stops the application at startup with a message that
+ * names the annotated method.
  */
 class ThrottledStartupFailureTests {
 
@@ -42,10 +42,11 @@ class ThrottledStartupFailureTests {
                 "llm.throttle.clients.anthropic.models.claude-sonnet-4-5.requests-per-minute=1000");
 
     static Stream<Arguments> misuses() {
-        return Stream.of(
-                arguments(UnknownClient.class, "answer(String)", "client 'nope' is not configured"),
-                arguments(UnknownModel.class, "answer(String)", "model 'gpt-9' is not configured for client 'anthropic'"),
-                arguments(UnknownFallbackModel.class, "answer(String)", "fallback model 'claude-haiku-3' is not configured"),
+        return Stream.of(arguments(UnknownClient.class, "answer(String)", "client 'nope' is not configured"),
+                arguments(UnknownModel.class, "answer(String)",
+                        "model 'gpt-9' is not configured for client 'anthropic'"),
+                arguments(UnknownFallbackModel.class, "answer(String)",
+                        "fallback model 'claude-haiku-3' is not configured"),
                 arguments(MissingFallbackMethod.class, "answer(String)", "fallbackMethod 'cached' does not exist"),
                 arguments(FallbackMethodWithWrongParameters.class, "answer(String)",
                         "fallbackMethod must take the method's parameters, optionally followed by a Throwable, but found cached(Integer)"),
@@ -118,8 +119,7 @@ class ThrottledStartupFailureTests {
                 .filter((candidate) -> candidate != null)
                 .findFirst()
                 .orElseThrow();
-            assertThat(analysis.getDescription())
-                .contains("Where: " + UnknownModel.class.getName() + ".answer(String)")
+            assertThat(analysis.getDescription()).contains("Where: " + UnknownModel.class.getName() + ".answer(String)")
                 .contains("Reason: @Throttled model 'gpt-9' is not configured for client 'anthropic'");
             assertThat(analysis.getAction()).contains("claude-opus-4-7", "claude-sonnet-4-5");
         });

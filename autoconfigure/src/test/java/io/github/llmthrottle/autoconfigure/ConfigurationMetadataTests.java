@@ -12,8 +12,8 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The generated configuration metadata is what IDEs show: every {@code llm.throttle} key must
- * have a description.
+ * The generated configuration metadata is what IDEs show: every {@code llm.throttle} key
+ * must have a description.
  */
 class ConfigurationMetadataTests {
 

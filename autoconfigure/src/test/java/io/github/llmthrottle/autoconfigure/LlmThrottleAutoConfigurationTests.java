@@ -176,7 +176,10 @@ class LlmThrottleAutoConfigurationTests {
             assertThat(context).hasFailed();
             FailureAnalysis analysis = analyze(context);
             assertThat(analysis.getDescription()).contains("llm.throttle.retry.jitter").contains("wobbly");
-            assertThat(analysis.getAction()).contains("NONE").contains("FULL").contains("EQUAL").contains("DECORRELATED");
+            assertThat(analysis.getAction()).contains("NONE")
+                .contains("FULL")
+                .contains("EQUAL")
+                .contains("DECORRELATED");
         });
     }
 
@@ -192,7 +195,8 @@ class LlmThrottleAutoConfigurationTests {
 
     @Test
     void malformedBaseUrlFailsNamingTheProperty() {
-        assertFailure("llm.throttle.clients.a.base-url=htp:/nowhere", "llm.throttle.clients.a.base-url", "http or https");
+        assertFailure("llm.throttle.clients.a.base-url=htp:/nowhere", "llm.throttle.clients.a.base-url",
+                "http or https");
         assertFailure("llm.throttle.clients.a.base-url=https://exa mple.com", "llm.throttle.clients.a.base-url",
                 "not a valid URL");
     }
@@ -235,8 +239,9 @@ class LlmThrottleAutoConfigurationTests {
 
     @Test
     void apiKeyNeverAppearsInSettingsToString() {
-        this.runner.withPropertyValues("llm.throttle.clients.a.provider=anthropic",
-                "llm.throttle.clients.a.api-key=sk-ant-secret-123")
+        this.runner
+            .withPropertyValues("llm.throttle.clients.a.provider=anthropic",
+                    "llm.throttle.clients.a.api-key=sk-ant-secret-123")
             .run((context) -> {
                 ThrottleSettings settings = context.getBean(ThrottleSettings.class);
                 assertThat(settings.toString()).doesNotContain("sk-ant-secret-123");

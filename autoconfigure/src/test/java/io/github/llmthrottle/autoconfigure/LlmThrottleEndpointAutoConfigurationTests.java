@@ -56,8 +56,8 @@ class LlmThrottleEndpointAutoConfigurationTests {
 
     @Test
     void disabledLlmThrottleHasNoEndpoint() {
-        this.runner.withPropertyValues("management.endpoints.web.exposure.include=llmthrottle",
-                "llm.throttle.enabled=false")
+        this.runner
+            .withPropertyValues("management.endpoints.web.exposure.include=llmthrottle", "llm.throttle.enabled=false")
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LlmThrottleEndpoint.class));
     }
 
@@ -65,7 +65,8 @@ class LlmThrottleEndpointAutoConfigurationTests {
     void circuitStateSourceBeanReportsTheCircuit() {
         this.runner.withPropertyValues("management.endpoints.web.exposure.include=llmthrottle")
             .withUserConfiguration(OpenCircuits.class)
-            .run((context) -> assertThat(context.getBean(LlmThrottleEndpoint.class).model("anthropic", "opus").circuit())
+            .run((context) -> assertThat(
+                    context.getBean(LlmThrottleEndpoint.class).model("anthropic", "opus").circuit())
                 .isEqualTo(CircuitState.OPEN));
     }
 

@@ -57,18 +57,18 @@ class LlmThrottleMetricsAutoConfigurationTests {
     @Test
     void withoutAMeterRegistryNothingIsRegistered() {
         new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
-                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class,
-                    LlmThrottleMetricsAutoConfiguration.class))
+            .withConfiguration(
+                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                            LlmThrottleAutoConfiguration.class, LlmThrottleMetricsAutoConfiguration.class))
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ThrottleMetrics.class));
     }
 
     @Test
     void aUserMeterRegistryIsUsed() {
         new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
-                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class,
-                    LlmThrottleMetricsAutoConfiguration.class))
+            .withConfiguration(
+                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                            LlmThrottleAutoConfiguration.class, LlmThrottleMetricsAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                     "llm.throttle.clients.anthropic.models.opus.requests-per-minute=50")

@@ -30,8 +30,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link LlmThrottleRedisAutoConfiguration} with Spring Boot's Redis auto-configuration, against
- * a real Redis server, the one {@link TestRedis} finds or starts.
+ * {@link LlmThrottleRedisAutoConfiguration} with Spring Boot's Redis auto-configuration,
+ * against a real Redis server, the one {@link TestRedis} finds or starts.
  */
 class LlmThrottleRedisAutoConfigurationTests {
 
@@ -124,8 +124,7 @@ class LlmThrottleRedisAutoConfigurationTests {
             .run((context) -> {
                 FailureAnalysis analysis = analyze(context);
                 assertThat(analysis.getDescription()).contains("llm.throttle.store").contains("redis");
-                assertThat(analysis.getAction()).contains("spring-boot-starter-data-redis")
-                    .doesNotContain("bucket4j");
+                assertThat(analysis.getAction()).contains("spring-boot-starter-data-redis").doesNotContain("bucket4j");
             });
     }
 
@@ -143,13 +142,14 @@ class LlmThrottleRedisAutoConfigurationTests {
     @Test
     void storeRedisWithoutBootsLettuceConnectionFailsNamingTheProperty() {
         new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
-                    RestClientAutoConfiguration.class, LlmThrottleRedisAutoConfiguration.class,
-                    LlmThrottleAutoConfiguration.class))
+            .withConfiguration(
+                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                            LlmThrottleRedisAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
             .withPropertyValues("llm.throttle.store=redis")
             .run((context) -> {
                 FailureAnalysis analysis = analyze(context);
-                assertThat(analysis.getDescription()).contains("llm.throttle.store").contains("LettuceConnectionFactory");
+                assertThat(analysis.getDescription()).contains("llm.throttle.store")
+                    .contains("LettuceConnectionFactory");
             });
     }
 

@@ -51,8 +51,8 @@ class ThrottleSettingsMapperTests {
     void configuredHeadersReplaceTheDialectsWhateverTheirCase() {
         Client client = addClient("a", ProviderDialect.ANTHROPIC);
         client.setDefaultHeaders(Map.of("Anthropic-Version", "2025-01-01", "x-team", "search"));
-        assertThat(map().clients().get("a").defaultHeaders())
-            .containsOnly(Map.entry("Anthropic-Version", "2025-01-01"), Map.entry("x-team", "search"));
+        assertThat(map().clients().get("a").defaultHeaders()).containsOnly(Map.entry("Anthropic-Version", "2025-01-01"),
+                Map.entry("x-team", "search"));
     }
 
     @Test
@@ -228,12 +228,11 @@ class ThrottleSettingsMapperTests {
     }
 
     private static void assertInvalid(ThrowingCallable mapping, String property, String reason) {
-        assertThatExceptionOfType(InvalidThrottleConfigurationException.class).isThrownBy(mapping)
-            .satisfies((ex) -> {
-                assertThat(ex.getSubject()).isEqualTo(property);
-                assertThat(ex.getReason()).contains(reason);
-                assertThat(ex.getAction()).isNotBlank();
-            });
+        assertThatExceptionOfType(InvalidThrottleConfigurationException.class).isThrownBy(mapping).satisfies((ex) -> {
+            assertThat(ex.getSubject()).isEqualTo(property);
+            assertThat(ex.getReason()).contains(reason);
+            assertThat(ex.getAction()).isNotBlank();
+        });
     }
 
 }

@@ -14,8 +14,8 @@ import java.util.Map;
 import io.github.llmthrottle.provider.Headers;
 
 /**
- * A transport for the call pipeline's tests, with no HTTP server: each attempt takes the next
- * scripted response (or I/O error) and is counted.
+ * A transport for the call pipeline's tests, with no HTTP server: each attempt takes the
+ * next scripted response (or I/O error) and is counted.
  */
 final class FakeProvider implements ProviderExchange<FakeProvider.Response> {
 

@@ -58,7 +58,8 @@ class LlmThrottleRegistryTests {
         Map<String, ClientSettings> clients = new LinkedHashMap<>();
         new java.util.TreeMap<>(baseUrls).forEach((name, url) -> clients.put(name,
                 new ClientSettings(name, ProviderDialect.GENERIC, URI.create(url), null, Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), Map.of(), null, ModelLimits.UNLIMITED, Map.of(), RetrySettings.DEFAULTS)));
+                        Duration.ofSeconds(1), Map.of(), null, ModelLimits.UNLIMITED, Map.of(),
+                        RetrySettings.DEFAULTS)));
         ThrottleSettings settings = new ThrottleSettings(clients, 10, Duration.ofSeconds(1), null, Map.of());
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(1),
                 (tenant) -> null, new LocalBucketStore(TimeSource.system()), TimeSource.system());

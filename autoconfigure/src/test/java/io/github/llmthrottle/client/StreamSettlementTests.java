@@ -67,7 +67,8 @@ class StreamSettlementTests {
                 """;
         StreamSettlement response = response(stream);
         response.body().readAllBytes();
-        assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.usage()).isEqualTo(new Usage(9, 3)));
+        assertThat(this.outcomes).singleElement()
+            .satisfies((outcome) -> assertThat(outcome.usage()).isEqualTo(new Usage(9, 3)));
     }
 
     @Test

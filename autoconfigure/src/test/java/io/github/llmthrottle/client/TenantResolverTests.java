@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Outside a {@code @Throttled} method the tenant comes from a {@link TenantResolver} bean: its
- * limits apply, and observers see it while the call runs.
+ * Outside a {@code @Throttled} method the tenant comes from a {@link TenantResolver}
+ * bean: its limits apply, and observers see it while the call runs.
  */
 class TenantResolverTests {
 
@@ -71,7 +71,8 @@ class TenantResolverTests {
             .uri("/v1/messages")
             .header("X-Tenant", tenant)
             .contentType(MediaType.APPLICATION_JSON)
-            .body(Map.of("model", MODEL, "max_tokens", 10, "messages", List.of(Map.of("role", "user", "content", "hi"))))
+            .body(Map.of("model", MODEL, "max_tokens", 10, "messages",
+                    List.of(Map.of("role", "user", "content", "hi"))))
             .retrieve()
             .body(String.class);
     }

@@ -39,9 +39,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The call pipeline on its own, with a fake transport instead of an HTTP server and a fake clock
- * instead of sleeping: retries, the pause after a 429, settlement from JSON bodies and streams,
- * the circuit, and the one channel of events that totals, metrics and health all read.
+ * The call pipeline on its own, with a fake transport instead of an HTTP server and a
+ * fake clock instead of sleeping: retries, the pause after a 429, settlement from JSON
+ * bodies and streams, the circuit, and the one channel of events that totals, metrics and
+ * health all read.
  */
 class ThrottledClientTests {
 
@@ -93,9 +94,8 @@ class ThrottledClientTests {
 
     private final FakeProvider provider = new FakeProvider();
 
-    private final ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null),
-            new RetrySettings(2, Duration.ofMillis(500), 2.0, Duration.ofSeconds(30), Jitter.NONE, true,
-                    Duration.ofSeconds(60)));
+    private final ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null), new RetrySettings(2,
+            Duration.ofMillis(500), 2.0, Duration.ofSeconds(30), Jitter.NONE, true, Duration.ofSeconds(60)));
 
     @Test
     void rateLimitedAttemptIsRetriedAfterTheServersWaitAndPausesTheModel() throws IOException {
@@ -191,8 +191,7 @@ class ThrottledClientTests {
     }
 
     @Test
-    void rateLimitEventInsideA200StreamIsOneRateLimitedAttemptForTotalsMetricsHealthAndCircuit()
-            throws IOException {
+    void rateLimitEventInsideA200StreamIsOneRateLimitedAttemptForTotalsMetricsHealthAndCircuit() throws IOException {
         String stream = STREAM_START + "event: error\ndata: " + RATE_LIMITED + "\n\n";
         this.provider.then(200, stream, "content-type", "text/event-stream", "retry-after", "2");
         ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
@@ -211,8 +210,7 @@ class ThrottledClientTests {
     }
 
     @Test
-    void overloadedEventsInsideStreamsOpenTheCircuitAndTheNextCallFailsFastWithoutAnAttempt()
-            throws IOException {
+    void overloadedEventsInsideStreamsOpenTheCircuitAndTheNextCallFailsFastWithoutAnAttempt() throws IOException {
         String stream = STREAM_START + "event: error\ndata: " + OVERLOADED + "\n\n";
         for (int i = 0; i < CircuitSettings.DEFAULTS.failureThreshold(); i++) {
             this.provider.then(200, stream, "content-type", "text/event-stream");

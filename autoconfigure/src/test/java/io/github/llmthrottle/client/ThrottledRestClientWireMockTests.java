@@ -43,8 +43,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The throttled {@code RestClient} bean against a real HTTP server on loopback, with scripted
- * 429/529/503 sequences and real headers. Sleeps are recorded instead of slept.
+ * The throttled {@code RestClient} bean against a real HTTP server on loopback, with
+ * scripted 429/529/503 sequences and real headers. Sleeps are recorded instead of slept.
  */
 class ThrottledRestClientWireMockTests {
 
@@ -79,8 +79,7 @@ class ThrottledRestClientWireMockTests {
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                     "llm.throttle.clients.anthropic.base-url=http://localhost:" + this.server.port(),
                     "llm.throttle.clients.anthropic.api-key=test-key",
-                    "llm.throttle.clients.anthropic.default-model=claude-opus-4-7",
-                    "llm.throttle.retry.jitter=none");
+                    "llm.throttle.clients.anthropic.default-model=claude-opus-4-7", "llm.throttle.retry.jitter=none");
     }
 
     @AfterEach
@@ -97,9 +96,11 @@ class ThrottledRestClientWireMockTests {
             String answer = call(context.getBean("anthropicRestClient", RestClient.class));
             assertThat(answer).contains("msg_1");
             this.server.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
-            this.server.verify(3, postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("test-key"))
-                .withHeader("anthropic-version", equalTo("2023-06-01")));
-            // the server's 1 s wins; then back-off (500 ms, jitter none) for the 529 without retry-after
+            this.server.verify(3,
+                    postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("test-key"))
+                        .withHeader("anthropic-version", equalTo("2023-06-01")));
+            // the server's 1 s wins; then back-off (500 ms, jitter none) for the 529
+            // without retry-after
             assertThat(RecordingSleeper.SLEEPS).hasSize(2);
             assertThat(RecordingSleeper.SLEEPS.get(0)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
             assertThat(RecordingSleeper.SLEEPS.get(1)).isEqualTo(Duration.ofMillis(1000));
@@ -109,7 +110,8 @@ class ThrottledRestClientWireMockTests {
     @Test
     void unauthorizedIsSentOnceAndSurfacesAsSpringsException() {
         this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(401)
-            .withBody("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}")));
+            .withBody(
+                    "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}")));
         this.runner.run((context) -> {
             assertThatExceptionOfType(HttpClientErrorException.Unauthorized.class)
                 .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)))
@@ -134,10 +136,9 @@ class ThrottledRestClientWireMockTests {
 
     @Test
     void anthropicSpendCap429IsSentOnce() {
-        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(429)
-            .withBody("""
-                    {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage limits.",
-                     "details":{"error_code":"enforced_spend_limit_reached"}},"request_id":"req_018E"}""")));
+        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(429).withBody("""
+                {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage limits.",
+                 "details":{"error_code":"enforced_spend_limit_reached"}},"request_id":"req_018E"}""")));
         this.runner.run((context) -> {
             assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
                 .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)));
@@ -147,23 +148,27 @@ class ThrottledRestClientWireMockTests {
 
     @Test
     void openAiInsufficientQuota429IsSentOnce() {
-        this.server.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(429)
-            .withBody("""
-                    {"error":{"message":"You exceeded your current quota, please check your plan and billing details.",
-                     "type":"insufficient_quota","param":null,"code":"insufficient_quota"}}""")));
+        this.server.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(429).withBody("""
+                {"error":{"message":"You exceeded your current quota, please check your plan and billing details.",
+                 "type":"insufficient_quota","param":null,"code":"insufficient_quota"}}""")));
         this.runner.withPropertyValues("llm.throttle.clients.anthropic.provider=openai").run((context) -> {
             RestClient client = context.getBean("anthropicRestClient", RestClient.class);
-            assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
-                .isThrownBy(() -> client.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
-                    .body("{\"model\":\"gpt-4o\",\"messages\":[]}").retrieve().body(String.class));
-            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/chat/completions"))
-                .withHeader("Authorization", equalTo("Bearer test-key")));
+            assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class).isThrownBy(() -> client.post()
+                .uri("/v1/chat/completions")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body("{\"model\":\"gpt-4o\",\"messages\":[]}")
+                .retrieve()
+                .body(String.class));
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/chat/completions")).withHeader("Authorization",
+                    equalTo("Bearer test-key")));
         });
     }
 
     @Test
     void retryAfterMsBeatsRetryAfter() {
-        script(aResponse().withStatus(429).withHeader("retry-after-ms", "50").withHeader("retry-after", "2")
+        script(aResponse().withStatus(429)
+            .withHeader("retry-after-ms", "50")
+            .withHeader("retry-after", "2")
             .withBody(RATE_LIMITED), okJson());
         this.runner.run((context) -> {
             call(context.getBean("anthropicRestClient", RestClient.class));
@@ -197,8 +202,8 @@ class ThrottledRestClientWireMockTests {
 
     @Test
     void anHourLongRetryAfterFailsFast() {
-        this.server.stubFor(post("/v1/messages").willReturn(aResponse().withStatus(429).withHeader("retry-after", "3600")
-            .withBody(RATE_LIMITED)));
+        this.server.stubFor(post("/v1/messages")
+            .willReturn(aResponse().withStatus(429).withHeader("retry-after", "3600").withBody(RATE_LIMITED)));
         this.runner.run((context) -> {
             assertThatExceptionOfType(RetryAfterTooLongException.class)
                 .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)))
@@ -253,13 +258,12 @@ class ThrottledRestClientWireMockTests {
                 .body(String.class);
             assertThat(answer).contains("msg_1");
             this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
-            assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class)
-                .isThrownBy(() -> plain.post()
-                    .uri("http://localhost:" + this.otherServer.port() + "/v1/messages")
-                    .contentType(MediaType.APPLICATION_JSON)
-                    .body(BODY)
-                    .retrieve()
-                    .body(String.class));
+            assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class).isThrownBy(() -> plain.post()
+                .uri("http://localhost:" + this.otherServer.port() + "/v1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(BODY)
+                .retrieve()
+                .body(String.class));
             this.otherServer.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
         });
     }
@@ -281,7 +285,11 @@ class ThrottledRestClientWireMockTests {
     }
 
     private static String call(RestClient client) {
-        return client.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON).body(BODY).retrieve()
+        return client.post()
+            .uri("/v1/messages")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body(BODY)
+            .retrieve()
             .body(String.class);
     }
 

@@ -25,9 +25,10 @@ import org.springframework.web.client.RestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Streamed responses through the throttled {@code RestClient}, against the simulated provider:
- * the caller reads the events as they come, the output reservation is settled from the stream's
- * usage events, and an error event inside a 200 stream counts as what it is.
+ * Streamed responses through the throttled {@code RestClient}, against the simulated
+ * provider: the caller reads the events as they come, the output reservation is settled
+ * from the stream's usage events, and an error event inside a 200 stream counts as what
+ * it is.
  */
 class ThrottledStreamingTests {
 
@@ -52,7 +53,8 @@ class ThrottledStreamingTests {
                 .getClient("anthropic")
                 .model(MODEL);
             String events = stream(client, 1000);
-            assertThat(events).contains("event: message_start").contains("event: message_delta")
+            assertThat(events).contains("event: message_start")
+                .contains("event: message_delta")
                 .contains("event: message_stop");
             ModelTotals.Snapshot totals = model.getTotals().snapshot();
             assertThat(totals.outputTokens()).isEqualTo(40);

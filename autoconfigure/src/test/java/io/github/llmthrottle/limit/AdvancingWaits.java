@@ -10,8 +10,8 @@ import io.github.llmthrottle.time.TimeSource;
 
 /**
  * A {@link TimeSource} for single-threaded tests, reading a {@link FakeClock}: instead of
- * waiting, {@link #await(Condition, long)} moves the clock forward by the whole wait, as if
- * nothing had signalled the caller in the meantime.
+ * waiting, {@link #await(Condition, long)} moves the clock forward by the whole wait, as
+ * if nothing had signalled the caller in the meantime.
  */
 final class AdvancingWaits implements TimeSource {
 

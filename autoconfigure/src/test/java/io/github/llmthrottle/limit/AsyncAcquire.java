@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A call to {@link Admission#acquire} on a thread of its own, so that a test can make several
- * calls wait at once and interrupt them.
+ * A call to {@link Admission#acquire} on a thread of its own, so that a test can make
+ * several calls wait at once and interrupt them.
  */
 final class AsyncAcquire {
 

@@ -19,7 +19,8 @@ class LocalBucketStoreTests {
         assertThat(bucket.availableTokens()).isEqualTo(600);
         assertThat(bucket.tryConsume(600)).isTrue();
         assertThat(bucket.tryConsume(1)).isFalse();
-        assertThat(bucket.nanosToWaitFor(10)).isCloseTo(Duration.ofSeconds(1).toNanos(), org.assertj.core.data.Offset.offset(1_000L));
+        assertThat(bucket.nanosToWaitFor(10)).isCloseTo(Duration.ofSeconds(1).toNanos(),
+                org.assertj.core.data.Offset.offset(1_000L));
         this.clock.advance(Duration.ofSeconds(30));
         assertThat(bucket.availableTokens()).isEqualTo(300);
         this.clock.advance(Duration.ofMinutes(5));

@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Random interleavings of admissions, settlements, releases, interrupts and the passing of time:
- * whatever happens, once every permit is released and time has passed, nothing is left taken.
+ * Random interleavings of admissions, settlements, releases, interrupts and the passing
+ * of time: whatever happens, once every permit is released and time has passed, nothing
+ * is left taken.
  */
 class ModelLimiterPropertyTests {
 
@@ -31,6 +32,7 @@ class ModelLimiterPropertyTests {
     private static final TenantLimits TENANT = new TenantLimits(5L, 3_000L, null);
 
     sealed interface Op permits Acquire, Settle, Release, Interrupt, Advance {
+
     }
 
     record Acquire(Priority priority, int tenant, long input, long output, int maxWaitSeconds) implements Op {
@@ -81,7 +83,10 @@ class ModelLimiterPropertyTests {
                 AsyncAcquire target = acquires.get(interrupt.index() % acquires.size());
                 if (!target.result.isDone()) {
                     target.thread.interrupt();
-                    await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(target.result::isDone);
+                    await().pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(2))
+                        .atMost(PATIENCE)
+                        .until(target.result::isDone);
                 }
             }
             else if (op instanceof Advance advance) {
@@ -89,11 +94,15 @@ class ModelLimiterPropertyTests {
             }
             awaitSettled(limiter, acquires);
         }
-        // Everything ends: release every permit, let every deadline pass, release what got in.
+        // Everything ends: release every permit, let every deadline pass, release what
+        // got in.
         for (int round = 0; round < 2; round++) {
             acquires.stream().filter(AsyncAcquire::admitted).forEach((a) -> a.permit().release(Permit.Outcome.IGNORED));
             clock.advance(Duration.ofHours(10));
-            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> acquires.stream().allMatch((a) -> a.result.isDone()));
+            await().pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(2))
+                .atMost(PATIENCE)
+                .until(() -> acquires.stream().allMatch((a) -> a.result.isDone()));
         }
         acquires.forEach((a) -> {
             if (!a.admitted()) {
@@ -114,12 +123,17 @@ class ModelLimiterPropertyTests {
         return admitted.isEmpty() ? null : admitted.get(index % admitted.size()).permit();
     }
 
-    /** Waits until every call still running is waiting in the queue (none is on its way in or out). */
+    /**
+     * Waits until every call still running is waiting in the queue (none is on its way in
+     * or out).
+     */
     private static void awaitSettled(ModelLimiter limiter, List<AsyncAcquire> acquires) {
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> acquires.stream().filter((a) -> !a.result.isDone()).count() == limiter
-            .state()
-            .queued()
-            .total());
+        await().pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(2))
+            .atMost(PATIENCE)
+            .until(() -> acquires.stream().filter((a) -> !a.result.isDone()).count() == limiter.state()
+                .queued()
+                .total());
     }
 
     @Provide
@@ -138,8 +152,10 @@ class ModelLimiterPropertyTests {
             .as(Release::new);
         Arbitrary<Op> interrupt = Arbitraries.integers().between(0, 20).map(Interrupt::new);
         Arbitrary<Op> advance = Arbitraries.longs().between(1, 90_000).map(Advance::new);
-        return Arbitraries.frequencyOf(Tuple(4, acquire), Tuple(2, settle), Tuple(3, release), Tuple(1, interrupt),
-                Tuple(3, advance)).list().ofMaxSize(25);
+        return Arbitraries
+            .frequencyOf(Tuple(4, acquire), Tuple(2, settle), Tuple(3, release), Tuple(1, interrupt), Tuple(3, advance))
+            .list()
+            .ofMaxSize(25);
     }
 
     private static net.jqwik.api.Tuple.Tuple2<Integer, Arbitrary<? extends Op>> Tuple(int weight,

@@ -18,9 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests of {@link ModelLimiter}'s queue with real waiting threads: the buckets and deadlines run
- * on a fake clock that only the test moves, so outcomes do not depend on real timing; real time
- * only bounds how long the test waits for threads to notice (generously).
+ * Tests of {@link ModelLimiter}'s queue with real waiting threads: the buckets and
+ * deadlines run on a fake clock that only the test moves, so outcomes do not depend on
+ * real timing; real time only bounds how long the test waits for threads to notice
+ * (generously).
  */
 class ModelLimiterQueueTests {
 
@@ -50,7 +51,10 @@ class ModelLimiterQueueTests {
         int before = limiter.state().queued().total();
         AsyncAcquire acquire = AsyncAcquire.start(limiter, new AdmissionRequest(priority, tenant, input, 0, null));
         this.started.add(acquire);
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> acquire.result.isDone() || limiter.state().queued().total() > before);
+        await().pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(2))
+            .atMost(PATIENCE)
+            .until(() -> acquire.result.isDone() || limiter.state().queued().total() > before);
         return acquire;
     }
 
@@ -101,7 +105,10 @@ class ModelLimiterQueueTests {
         this.clock.advance(ModelLimiter.PRIORITY_STEP.multipliedBy(2).plusSeconds(1));
         AsyncAcquire realtime = enqueue(limiter, Priority.REALTIME);
         permit.release(Permit.Outcome.IGNORED);
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> batch.admitted() || realtime.admitted());
+        await().pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(2))
+            .atMost(PATIENCE)
+            .until(() -> batch.admitted() || realtime.admitted());
         assertThat(batch.admitted()).isTrue();
         assertThat(realtime.admitted()).isFalse();
     }
@@ -152,7 +159,10 @@ class ModelLimiterQueueTests {
         AsyncAcquire waiting = AsyncAcquire.start(limiter,
                 new AdmissionRequest(Priority.NORMAL, null, 0, 0, Duration.ofSeconds(20)));
         this.started.add(waiting);
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        await().pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(2))
+            .atMost(PATIENCE)
+            .until(() -> limiter.state().queued().total() == 1);
         this.clock.advance(Duration.ofSeconds(20));
         assertThat(waiting.failure()).isInstanceOf(AdmissionTimeoutException.class);
         assertThat(limiter.state().queued().total()).isZero();
@@ -185,7 +195,10 @@ class ModelLimiterQueueTests {
         AsyncAcquire waiting = AsyncAcquire.start(limiter,
                 new AdmissionRequest(Priority.NORMAL, "acme", 0, 0, Duration.ofSeconds(5)));
         this.started.add(waiting);
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        await().pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(2))
+            .atMost(PATIENCE)
+            .until(() -> limiter.state().queued().total() == 1);
         this.clock.advance(Duration.ofSeconds(5));
         assertThat(waiting.failure()).isInstanceOf(TenantQuotaExceededException.class);
     }
@@ -228,7 +241,10 @@ class ModelLimiterQueueTests {
         Permit permit = limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 0, 1_000, null));
         AsyncAcquire waiting = AsyncAcquire.start(limiter, new AdmissionRequest(Priority.NORMAL, null, 0, 500, null));
         this.started.add(waiting);
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        await().pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(2))
+            .atMost(PATIENCE)
+            .until(() -> limiter.state().queued().total() == 1);
         permit.settle(0, 200);
         awaitAdmitted(waiting);
     }

@@ -249,8 +249,8 @@ class ModelLimiterTests {
     @Test
     void combinedTokensLimitConstrainsInputPlusOutputWhenNoSeparateLimitsAreReported() throws Exception {
         ModelLimiter limiter = limiter(limits(500L, null, null));
-        limiter.calibrate(new RateLimitSnapshot(500L, 499L, null, null, null, null, null, null, null, 10_000L,
-                9_123L, null, this.clock.instant()));
+        limiter.calibrate(new RateLimitSnapshot(500L, 499L, null, null, null, null, null, null, null, 10_000L, 9_123L,
+                null, this.clock.instant()));
         assertThat(limiter.state().tokensPerMinute()).isEqualTo(10_000);
         assertThat(limiter.state().available().tokens()).isEqualTo(9_123);
         limiter.acquire(request(3_000, 2_000)).settle(3_000, 500);
@@ -263,8 +263,8 @@ class ModelLimiterTests {
     @Test
     void combinedTokensAreIgnoredWhenSeparateInputAndOutputLimitsAreReported() throws Exception {
         ModelLimiter limiter = limiter(limits(null, 30_000L, 8_000L));
-        limiter.calibrate(new RateLimitSnapshot(null, null, null, 30_000L, 30_000L, null, 8_000L, 8_000L, null,
-                8_000L, 8_000L, null, this.clock.instant()));
+        limiter.calibrate(new RateLimitSnapshot(null, null, null, 30_000L, 30_000L, null, 8_000L, 8_000L, null, 8_000L,
+                8_000L, null, this.clock.instant()));
         assertThat(limiter.state().available().tokens()).isNull();
         limiter.acquire(request(20_000, 1_000));
     }
@@ -308,8 +308,7 @@ class ModelLimiterTests {
         ModelLimiter limiter = limiter(limits(50L, null, null));
         Instant start = this.clock.instant();
         limiter.pauseUntil(start.plusSeconds(90));
-        assertThatExceptionOfType(AdmissionTimeoutException.class)
-            .isThrownBy(() -> limiter.acquire(request(0, 0)))
+        assertThatExceptionOfType(AdmissionTimeoutException.class).isThrownBy(() -> limiter.acquire(request(0, 0)))
             .satisfies((ex) -> assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(90)));
         assertThat(this.clock.instant()).isEqualTo(start);
         assertThat(limiter.state().queued().total()).isZero();
@@ -363,7 +362,8 @@ class ModelLimiterTests {
         for (int i = 0; i < shrunk; i++) {
             permits[i] = limiter.acquire(request(0, 0));
         }
-        // AIMD grows only when the limit was in use: the last one admitted saw every slot taken
+        // AIMD grows only when the limit was in use: the last one admitted saw every slot
+        // taken
         permits[shrunk - 1].release(Permit.Outcome.SUCCESS);
         assertThat(limiter.state().concurrencyLimit()).isEqualTo(shrunk + 1);
     }

@@ -11,9 +11,9 @@ import io.github.llmthrottle.time.TimeSource;
 
 /**
  * A {@link TimeSource} for tests with real threads, reading a {@link FakeClock}:
- * {@link #await(Condition, long)} waits on the condition for at most a millisecond of real time
- * and returns, so the caller re-reads the fake clock that the test moves. Deadlines therefore
- * pass only when the test advances the clock.
+ * {@link #await(Condition, long)} waits on the condition for at most a millisecond of
+ * real time and returns, so the caller re-reads the fake clock that the test moves.
+ * Deadlines therefore pass only when the test advances the clock.
  */
 final class PollingWaits implements TimeSource {
 

@@ -25,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * {@link RedisBucketStore} against a real Redis server, the one {@link TestRedis} finds or starts
- * (each test uses keys of its own and deletes them). Two stores, each with its own client, stand
- * for two instances.
+ * {@link RedisBucketStore} against a real Redis server, the one {@link TestRedis} finds
+ * or starts (each test uses keys of its own and deletes them). Two stores, each with its
+ * own client, stand for two instances.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RedisBucketStoreTests {
@@ -180,7 +180,8 @@ class RedisBucketStoreTests {
         assertThat(shared.availableTokens()).isEqualTo(90);
         assertThat(store.isUnavailable()).isFalse();
         assertThat(output.getAll()).contains("Redis bucket store answers again");
-        // Connection lost: local buckets at once, then Redis again once Lettuce has reconnected.
+        // Connection lost: local buckets at once, then Redis again once Lettuce has
+        // reconnected.
         forwarder.stop();
         // The local bucket: 80 and a little refill.
         assertThat(bucket.availableTokens()).isBetween(80L, 89L);
@@ -201,7 +202,9 @@ class RedisBucketStoreTests {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
             try {
-                registries.get(i % registries.size()).limiter("anthropic", "opus").acquire(request(0))
+                registries.get(i % registries.size())
+                    .limiter("anthropic", "opus")
+                    .acquire(request(0))
                     .release(Permit.Outcome.IGNORED);
                 admitted++;
             }
@@ -227,18 +230,14 @@ class RedisBucketStoreTests {
     }
 
     private RedisBucketStore store(int port, RedisBucketStore.OnFailure onFailure) {
-        RedisBucketStore store = new RedisBucketStore(client(port), this.prefix, onFailure, TIMEOUT, RETRY,
-                this.clock);
+        RedisBucketStore store = new RedisBucketStore(client(port), this.prefix, onFailure, TIMEOUT, RETRY, this.clock);
         this.closeables.add(store);
         return store;
     }
 
     private RedisClient client(int port) {
-        RedisClient client = RedisClient.create(RedisURI.builder()
-            .withHost(TestRedis.HOST)
-            .withPort(port)
-            .withTimeout(Duration.ofSeconds(2))
-            .build());
+        RedisClient client = RedisClient.create(
+                RedisURI.builder().withHost(TestRedis.HOST).withPort(port).withTimeout(Duration.ofSeconds(2)).build());
         this.clients.add(client);
         return client;
     }

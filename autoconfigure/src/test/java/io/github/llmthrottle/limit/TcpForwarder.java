@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Forwards a loopback port to another one, to make a server go away and come back in tests.
+ * Forwards a loopback port to another one, to make a server go away and come back in
+ * tests.
  */
 final class TcpForwarder implements AutoCloseable {
 
@@ -29,10 +30,11 @@ final class TcpForwarder implements AutoCloseable {
     }
 
     /**
-     * A free port below the ephemeral range (32768 and up on Linux). A port from the ephemeral
-     * range can be handed to an outgoing connection once the forwarder stops listening, and a
-     * client reconnecting to it can even connect to itself (TCP simultaneous open), either of
-     * which would keep the forwarder from listening on it again.
+     * A free port below the ephemeral range (32768 and up on Linux). A port from the
+     * ephemeral range can be handed to an outgoing connection once the forwarder stops
+     * listening, and a client reconnecting to it can even connect to itself (TCP
+     * simultaneous open), either of which would keep the forwarder from listening on it
+     * again.
      * @return the port
      * @throws IOException if no port is free
      */

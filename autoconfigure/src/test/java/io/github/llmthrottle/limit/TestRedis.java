@@ -11,10 +11,10 @@ import java.util.Arrays;
 import redis.embedded.RedisServer;
 
 /**
- * The Redis server the Redis tests talk to: the one answering on 127.0.0.1:6379 when there is one
- * (as {@code .ci/run} starts it), otherwise an embedded Redis server started on a free loopback
- * port the first time a test asks, once per JVM, and stopped when the JVM exits. Either way the
- * tests need nothing but a JDK.
+ * The Redis server the Redis tests talk to: the one answering on 127.0.0.1:6379 when
+ * there is one (as {@code .ci/run} starts it), otherwise an embedded Redis server started
+ * on a free loopback port the first time a test asks, once per JVM, and stopped when the
+ * JVM exits. Either way the tests need nothing but a JDK.
  */
 public final class TestRedis {
 
@@ -29,8 +29,8 @@ public final class TestRedis {
     }
 
     /**
-     * The port of the Redis server, starting the embedded one on the first call when nothing
-     * answers on 127.0.0.1:6379.
+     * The port of the Redis server, starting the embedded one on the first call when
+     * nothing answers on 127.0.0.1:6379.
      * @return the port
      */
     public static int port() {
@@ -38,14 +38,17 @@ public final class TestRedis {
     }
 
     /**
-     * The Redis URI of the server, as Lettuce's {@code RedisClient.create(String)} takes it.
+     * The Redis URI of the server, as Lettuce's {@code RedisClient.create(String)} takes
+     * it.
      * @return the URI
      */
     public static String uri() {
         return "redis://" + HOST + ":" + port();
     }
 
-    /** Holds the port; the JVM initialises it once, on the first call to {@link #port()}. */
+    /**
+     * Holds the port; the JVM initialises it once, on the first call to {@link #port()}.
+     */
     private static final class Server {
 
         static final int PORT = answersPing(STANDARD_PORT) ? STANDARD_PORT : startEmbedded();
@@ -74,7 +77,8 @@ public final class TestRedis {
 
     private static int startEmbedded() {
         IOException failure = null;
-        // Another process may take the free port before Redis binds it; a few tries settle that.
+        // Another process may take the free port before Redis binds it; a few tries
+        // settle that.
         for (int attempt = 0; attempt < 5; attempt++) {
             try {
                 // Below the ephemeral range, for the same reason as TcpForwarder's ports.
@@ -87,8 +91,8 @@ public final class TestRedis {
                     .build();
                 server.start();
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "embedded-redis-stop"));
-                System.err.printf("No Redis answers on %s:%d; the Redis tests use an embedded Redis on port %d%n",
-                        HOST, STANDARD_PORT, port);
+                System.err.printf("No Redis answers on %s:%d; the Redis tests use an embedded Redis on port %d%n", HOST,
+                        STANDARD_PORT, port);
                 return port;
             }
             catch (IOException ex) {

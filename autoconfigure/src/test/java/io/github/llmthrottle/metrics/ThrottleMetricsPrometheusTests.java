@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code /actuator/prometheus} of a whole application after traffic against the simulator shows
- * every metric of the contract, tagged with client and model.
+ * {@code /actuator/prometheus} of a whole application after traffic against the simulator
+ * shows every metric of the contract, tagged with client and model.
  */
 class ThrottleMetricsPrometheusTests {
 
@@ -61,8 +61,8 @@ class ThrottleMetricsPrometheusTests {
                 .isBetween(990.0, 1000.0);
             assertThat(value(lines, "llm_ratelimit_remaining", opus, "resource", "input_tokens", "source", "local"))
                 .isPositive();
-            assertThat(value(lines, "llm_ratelimit_remaining", opus, "resource", "output_tokens", "source",
-                    "server")).isPositive();
+            assertThat(value(lines, "llm_ratelimit_remaining", opus, "resource", "output_tokens", "source", "server"))
+                .isPositive();
             assertThat(value(lines, "llm_fallbacks_total", opus, "from", OPUS, "to", ObservedApplication.SONNET))
                 .isZero();
             assertThat(value(lines, "llm_rejections_total", opus, "reason", "max_wait")).isEqualTo(1);
@@ -79,13 +79,11 @@ class ThrottleMetricsPrometheusTests {
         for (int i = 0; i < more.length; i += 2) {
             wanted.add(more[i] + "=\"" + more[i + 1] + "\"");
         }
-        List<String> matching = lines.stream()
-            .filter((line) -> line.startsWith(name + "{"))
-            .filter((line) -> {
-                List<String> labels = Arrays.asList(line.substring(line.indexOf('{') + 1, line.lastIndexOf('}')).split(","));
-                return labels.containsAll(wanted) && labels.size() == wanted.size();
-            })
-            .toList();
+        List<String> matching = lines.stream().filter((line) -> line.startsWith(name + "{")).filter((line) -> {
+            List<String> labels = Arrays
+                .asList(line.substring(line.indexOf('{') + 1, line.lastIndexOf('}')).split(","));
+            return labels.containsAll(wanted) && labels.size() == wanted.size();
+        }).toList();
         assertThat(matching).as(name + " " + wanted).hasSize(1);
         String line = matching.get(0);
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

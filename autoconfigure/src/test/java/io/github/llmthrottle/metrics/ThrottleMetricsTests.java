@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Meters of {@link ThrottleMetrics} against a simple registry: registered once, tagged with client
- * and model, a tenant tag only on request.
+ * Meters of {@link ThrottleMetrics} against a simple registry: registered once, tagged
+ * with client and model, a tenant tag only on request.
  */
 class ThrottleMetricsTests {
 
@@ -58,8 +58,7 @@ class ThrottleMetricsTests {
         assertThat(this.registry.get("llm.concurrency.limit").tags("model", "opus").gauge().value()).isEqualTo(4);
         assertThat(this.registry.get("llm.concurrency.limit").tags("model", "sonnet").gauge().value()).isNaN();
         assertThat(this.registry.get("llm.rejections").tags("model", "opus").counters()).hasSize(5);
-        assertThat(this.registry.get("llm.fallbacks").tags("from", "opus", "to", "sonnet").counter().count())
-            .isZero();
+        assertThat(this.registry.get("llm.fallbacks").tags("from", "opus", "to", "sonnet").counter().count()).isZero();
     }
 
     @Test
@@ -72,12 +71,16 @@ class ThrottleMetricsTests {
             events(metrics, "opus");
         }
         assertThat(this.registry.getMeters()).hasSameSizeAs(after);
-        assertThat(this.registry.get("llm.requests").tags("model", "opus", "outcome", "success", "status", "200").timer().count())
-            .isEqualTo(11);
+        assertThat(this.registry.get("llm.requests")
+            .tags("model", "opus", "outcome", "success", "status", "200")
+            .timer()
+            .count()).isEqualTo(11);
         assertThat(this.registry.get("llm.tokens").tags("model", "opus", "type", "output").counter().count())
             .isEqualTo(11 * 7);
-        assertThat(this.registry.get("llm.queue.wait").tags("model", "opus", "priority", "realtime").timer().count()).isEqualTo(11);
-        assertThat(this.registry.get("llm.queue.wait.slo").tags("model", "opus", "priority", "realtime").timer().count())
+        assertThat(this.registry.get("llm.queue.wait").tags("model", "opus", "priority", "realtime").timer().count())
+            .isEqualTo(11);
+        assertThat(
+                this.registry.get("llm.queue.wait.slo").tags("model", "opus", "priority", "realtime").timer().count())
             .isEqualTo(11);
     }
 
@@ -89,8 +92,7 @@ class ThrottleMetricsTests {
         this.limiters.limiter("anthropic", "haiku");
         events(metrics, "haiku");
         events(metrics, "haiku");
-        assertThat(this.registry.get("llm.inflight").tags("client", "anthropic", "model", "haiku").gauges())
-            .hasSize(1);
+        assertThat(this.registry.get("llm.inflight").tags("client", "anthropic", "model", "haiku").gauges()).hasSize(1);
         assertThat(this.registry.get("llm.ratelimit.remaining").tags("model", "haiku").gauges()).hasSize(8);
     }
 

@@ -65,7 +65,8 @@ class GoDurationTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "6 minutes", "", " ", "s", "1", "1.5", "1x", "1s2", "abc", "--1s", "1.2.3s", "inf", "NaN" })
+    @ValueSource(
+            strings = { "6 minutes", "", " ", "s", "1", "1.5", "1x", "1s2", "abc", "--1s", "1.2.3s", "inf", "NaN" })
     @DisplayName("anything that is not a Go duration is null")
     void rejectsAnythingElse(String value) {
         assertThat(GoDuration.parse(value)).isNull();

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 class ProviderErrorTests {
@@ -31,11 +30,12 @@ class ProviderErrorTests {
     @Test
     @DisplayName("Anthropic's spend cap (details.error_code enforced_spend_limit_reached) is an exhausted quota")
     void readsAnthropicSpendCap() {
-        ProviderError error = parse("""
-                {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage \
-                limits: your organization has crossed its monthly API usage threshold, set based on your \
-                organization's API tier. You will regain access on 2026-09-01 at 00:00 UTC.",\
-                "details":{"error_code":"enforced_spend_limit_reached"}},"request_id":"req_018EeWyXxfu5pfWkrYcMdjWG"}""");
+        ProviderError error = parse(
+                """
+                        {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your API usage \
+                        limits: your organization has crossed its monthly API usage threshold, set based on your \
+                        organization's API tier. You will regain access on 2026-09-01 at 00:00 UTC.",\
+                        "details":{"error_code":"enforced_spend_limit_reached"}},"request_id":"req_018EeWyXxfu5pfWkrYcMdjWG"}""");
         assertThat(error.type()).isEqualTo("rate_limit_error");
         assertThat(error.code()).isEqualTo("enforced_spend_limit_reached");
         assertThat(error.quotaExhausted()).isTrue();
@@ -196,8 +196,8 @@ class ProviderErrorTests {
     void readsHtmlAsUnknown() {
         ProviderError error = ProviderError.parse("""
                 <html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity \
-                Too Large</h1></center><hr><center>cloudflare</center></body></html>""".getBytes(StandardCharsets.UTF_8),
-                "text/html");
+                Too Large</h1></center><hr><center>cloudflare</center></body></html>"""
+            .getBytes(StandardCharsets.UTF_8), "text/html");
         assertThat(error).isEqualTo(ProviderError.UNKNOWN);
         assertThat(error.isUnknown()).isTrue();
     }

@@ -69,8 +69,7 @@ class RateLimitFieldsTests {
 
     @Test
     void ignoresUnknownParameters() {
-        assertThat(RateLimitFields.parseLimits(List.of("\"default\";r=5;acme-burst=?1;t=2")))
-            .singleElement()
+        assertThat(RateLimitFields.parseLimits(List.of("\"default\";r=5;acme-burst=?1;t=2"))).singleElement()
             .satisfies((limit) -> assertThat(limit.reset()).isEqualTo(Duration.ofSeconds(2)));
     }
 

@@ -36,9 +36,9 @@ class RateLimitHeadersTests {
         headers.add("anthropic-ratelimit-tokens-reset", "2025-08-21T12:40:59Z");
         headers.add("request-id", "req_011CSLsW7mFqvHHnzrKdKjAE");
         RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
-        assertThat(snapshot).isEqualTo(new RateLimitSnapshot(1000L, 999L, Instant.parse("2025-08-21T12:40:59Z"),
-                80000L, 80000L, Instant.parse("2025-08-21T12:40:59Z"), 16000L, 16000L,
-                Instant.parse("2025-08-21T12:41:00Z"), 96000L, 96000L, Instant.parse("2025-08-21T12:40:59Z"), NOW));
+        assertThat(snapshot).isEqualTo(new RateLimitSnapshot(1000L, 999L, Instant.parse("2025-08-21T12:40:59Z"), 80000L,
+                80000L, Instant.parse("2025-08-21T12:40:59Z"), 16000L, 16000L, Instant.parse("2025-08-21T12:41:00Z"),
+                96000L, 96000L, Instant.parse("2025-08-21T12:40:59Z"), NOW));
     }
 
     @Test
@@ -86,8 +86,8 @@ class RateLimitHeadersTests {
         headers.add("x-ratelimit-reset-requests", "1s");
         headers.add("x-ratelimit-reset-tokens", "6m0s");
         RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW);
-        assertThat(snapshot).isEqualTo(new RateLimitSnapshot(60L, 59L, NOW.plusSeconds(1), null, null, null, null,
-                null, null, 150000L, 149984L, NOW.plusSeconds(360), NOW));
+        assertThat(snapshot).isEqualTo(new RateLimitSnapshot(60L, 59L, NOW.plusSeconds(1), null, null, null, null, null,
+                null, 150000L, 149984L, NOW.plusSeconds(360), NOW));
     }
 
     @Test
@@ -172,8 +172,10 @@ class RateLimitHeadersTests {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-requests", "5");
         headers.add("anthropic-ratelimit-requests-remaining", "7");
-        assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW).requestsRemaining()).isEqualTo(7L);
-        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW).requestsRemaining()).isEqualTo(5L);
+        assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW).requestsRemaining())
+            .isEqualTo(7L);
+        assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW).requestsRemaining())
+            .isEqualTo(5L);
         assertThat(RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW).isEmpty()).isTrue();
     }
 

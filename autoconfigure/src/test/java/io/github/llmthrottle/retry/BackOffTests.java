@@ -94,8 +94,7 @@ class BackOffTests {
     void chosenWaitIsNeverBelowTheServerWaitNorNegative(@ForAll @IntRange(min = 1, max = 200) int retry,
             @ForAll @LongRange(min = 0, max = 86_400_000) long serverWaitMillis,
             @ForAll @LongRange(min = 1, max = 60_000) long delayMillis,
-            @ForAll @DoubleRange(min = 1.0, max = 10.0) double multiplier, @ForAll Jitter jitter,
-            @ForAll long seed) {
+            @ForAll @DoubleRange(min = 1.0, max = 10.0) double multiplier, @ForAll Jitter jitter, @ForAll long seed) {
         RetrySettings settings = new RetrySettings(4, Duration.ofMillis(delayMillis), multiplier,
                 Duration.ofMillis(delayMillis * 60), jitter, true, Duration.ofSeconds(60));
         BackOff backOff = new BackOff(settings, new SplittableRandom(seed));

@@ -169,8 +169,8 @@ class ResponseClassifierTests {
         Classification deepSeek = this.openAi.classify(402, Headers.EMPTY,
                 bytes("{\"error\":{\"message\":\"Insufficient Balance\",\"type\":\"unknown_error\"}}"));
         assertThat(deepSeek.retryable()).isFalse();
-        Classification openRouter = this.openAi.classify(402, Headers.EMPTY, bytes(
-                "{\"error\":{\"code\":402,\"message\":\"This request requires more credits\"}}"));
+        Classification openRouter = this.openAi.classify(402, Headers.EMPTY,
+                bytes("{\"error\":{\"code\":402,\"message\":\"This request requires more credits\"}}"));
         assertThat(openRouter.retryable()).isFalse();
     }
 
@@ -220,8 +220,10 @@ class ResponseClassifierTests {
     @ParameterizedTest
     @ValueSource(strings = { "True", "TRUE", "yes", "1", " true" })
     void onlyTheExactLowercaseHeaderCounts(String value) {
-        assertThat(this.anthropic.classify(400, view(headers("x-should-retry", value)), new byte[0]).retryable()).isFalse();
-        assertThat(this.anthropic.classify(503, view(headers("x-should-retry", value)), new byte[0]).retryable()).isTrue();
+        assertThat(this.anthropic.classify(400, view(headers("x-should-retry", value)), new byte[0]).retryable())
+            .isFalse();
+        assertThat(this.anthropic.classify(503, view(headers("x-should-retry", value)), new byte[0]).retryable())
+            .isTrue();
     }
 
     @Test
@@ -279,8 +281,8 @@ class ResponseClassifierTests {
         assertThat(result.outcome()).isEqualTo(Outcome.OVERLOADED);
         assertThat(result.retryable()).isTrue();
         assertThat(result.reason()).isEqualTo("503");
-        Classification legacy = this.openAi.classify(503, Headers.EMPTY, bytes(
-                "{\"error\":{\"message\":\"The engine is currently overloaded, please try again later\"}}"));
+        Classification legacy = this.openAi.classify(503, Headers.EMPTY,
+                bytes("{\"error\":{\"message\":\"The engine is currently overloaded, please try again later\"}}"));
         assertThat(legacy.outcome()).isEqualTo(Outcome.OVERLOADED);
     }
 
@@ -298,7 +300,8 @@ class ResponseClassifierTests {
     @Test
     @DisplayName("400 with an out-of-range Retry-After date is a plain, non-retryable 400")
     void outOfRangeDateDoesNotMaskTheStatus() {
-        Classification result = this.openAi.classify(400, view(headers("retry-after", "Fri, 29 Sep 100000 16:26:57 GMT")),
+        Classification result = this.openAi.classify(400,
+                view(headers("retry-after", "Fri, 29 Sep 100000 16:26:57 GMT")),
                 bytes("{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\"}}"));
         assertThat(result.outcome()).isEqualTo(Outcome.CLIENT_ERROR);
         assertThat(result.retryable()).isFalse();
@@ -333,8 +336,8 @@ class ResponseClassifierTests {
     @DisplayName("Together 503 and dynamic 429s are retried with back-off")
     void togetherIsRetriedWithBackOff() {
         assertThat(this.openAi.classify(503, Headers.EMPTY, new byte[0]).retryable()).isTrue();
-        Classification result = this.openAi.classify(429, Headers.EMPTY, bytes(
-                "{\"error\":{\"message\":\"rate limited\",\"type\":\"dynamic_request_limited\"}}"));
+        Classification result = this.openAi.classify(429, Headers.EMPTY,
+                bytes("{\"error\":{\"message\":\"rate limited\",\"type\":\"dynamic_request_limited\"}}"));
         assertThat(result.retryable()).isTrue();
         assertThat(result.serverWait()).isNull();
     }
@@ -343,11 +346,12 @@ class ResponseClassifierTests {
     @DisplayName("OpenRouter free-models-per-day is not retried; the wait says when it resets")
     void openRouterDailyCapIsNotRetried() {
         FakeClock dayBefore = FakeClock.at("2026-09-07T12:00:00Z");
-        Classification result = new ResponseClassifier(ProviderDialect.OPENAI, dayBefore).classify(429, Headers.EMPTY, bytes("""
-                {"error":{"message":"Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free \
-                model requests per day","code":429,"metadata":{"headers":{"X-RateLimit-Limit":"50",\
-                "X-RateLimit-Remaining":"0","X-RateLimit-Reset":"1788825600000"},\
-                "limit_source":"openrouter_free_tier_daily"}}}"""));
+        Classification result = new ResponseClassifier(ProviderDialect.OPENAI, dayBefore)
+            .classify(429, Headers.EMPTY, bytes("""
+                    {"error":{"message":"Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free \
+                    model requests per day","code":429,"metadata":{"headers":{"X-RateLimit-Limit":"50",\
+                    "X-RateLimit-Remaining":"0","X-RateLimit-Reset":"1788825600000"},\
+                    "limit_source":"openrouter_free_tier_daily"}}}"""));
         assertThat(result.outcome()).isEqualTo(Outcome.QUOTA_EXHAUSTED);
         assertThat(result.retryable()).isFalse();
         assertThat(result.serverWait()).isEqualTo(Duration.ofHours(12));
@@ -362,8 +366,8 @@ class ResponseClassifierTests {
         assertThat(plain.outcome()).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(plain.retryable()).isTrue();
         assertThat(plain.serverWait()).isNull();
-        Classification withRetryInfo = this.openAi.classify(429, Headers.EMPTY, bytes(gemini(
-                "GenerateContentInputTokensPerModelPerMinute-FreeTier")));
+        Classification withRetryInfo = this.openAi.classify(429, Headers.EMPTY,
+                bytes(gemini("GenerateContentInputTokensPerModelPerMinute-FreeTier")));
         assertThat(withRetryInfo.retryable()).isTrue();
         assertThat(withRetryInfo.serverWait()).isEqualTo(Duration.ofSeconds(19));
     }

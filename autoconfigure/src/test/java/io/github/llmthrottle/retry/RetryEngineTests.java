@@ -58,9 +58,9 @@ class RetryEngineTests {
     @DisplayName("503 with a date 5 s ahead, 503 with retry-after 1.234, then 200 sleeps exactly [5 s, 1.234 s]")
     void sleepsExactlyTheServerWaits() throws IOException {
         this.clock = FakeClock.at("2015-10-21T07:27:55Z");
-        Integer status = engine(NO_JITTER.withMaxRetries(2)).execute("openai", "gpt", script(
-                response(503, "Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"), response(503, "Retry-After", "1.234"),
-                response(200)));
+        Integer status = engine(NO_JITTER.withMaxRetries(2)).execute("openai", "gpt",
+                script(response(503, "Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"),
+                        response(503, "Retry-After", "1.234"), response(200)));
         assertThat(status).isEqualTo(200);
         assertThat(this.retryCounts).containsExactly(0, 1, 2);
         assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(5), Duration.ofMillis(1234));
@@ -107,9 +107,8 @@ class RetryEngineTests {
     @Test
     @DisplayName("always 503 with maxRetries 3 makes 4 attempts and gives up with the 503 as cause")
     void givesUpAfterMaxRetries() {
-        assertThatExceptionOfType(RetriesExhaustedException.class)
-            .isThrownBy(() -> engine(NO_JITTER.withMaxRetries(3)).execute("anthropic", "claude",
-                    always(() -> response(503))))
+        assertThatExceptionOfType(RetriesExhaustedException.class).isThrownBy(
+                () -> engine(NO_JITTER.withMaxRetries(3)).execute("anthropic", "claude", always(() -> response(503))))
             .satisfies((ex) -> {
                 assertThat(ex.getCause()).isInstanceOf(HttpServerErrorException.class);
                 assertThat(((HttpServerErrorException) ex.getCause()).getStatusCode().value()).isEqualTo(503);
@@ -126,8 +125,9 @@ class RetryEngineTests {
     @Test
     @DisplayName("with full jitter each sleep is within [0, delay * 2^(k-1)]")
     void fullJitterSleepsWithinBounds() {
-        assertThatExceptionOfType(RetriesExhaustedException.class).isThrownBy(() -> engine(
-                RetrySettings.DEFAULTS.withMaxRetries(3)).execute("anthropic", "claude", always(() -> response(503))));
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> engine(RetrySettings.DEFAULTS.withMaxRetries(3)).execute("anthropic", "claude",
+                    always(() -> response(503))));
         List<Duration> sleeps = this.clock.sleeps();
         assertThat(sleeps).hasSize(3);
         assertThat(sleeps.get(0)).isBetween(Duration.ZERO, Duration.ofMillis(500));
@@ -225,8 +225,8 @@ class RetryEngineTests {
                     always(() -> response(529, "retry-after", "12"))))
             .satisfies((ex) -> assertThat(ex.getMessage()).contains("12s").contains("max-retry-after 5s"));
         assertThat(this.clock.sleeps()).isEmpty();
-        engine.execute("anthropic", "opus", Duration.ofSeconds(90), script(response(529, "retry-after", "12"),
-                response(200)));
+        engine.execute("anthropic", "opus", Duration.ofSeconds(90),
+                script(response(529, "retry-after", "12"), response(200)));
         assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(12));
     }
 
@@ -263,9 +263,9 @@ class RetryEngineTests {
     @Test
     @DisplayName("without retry-after, the exhausted dimension's reset 1.146s is the sleep")
     void sleepsUntilTheExhaustedReset() throws IOException {
-        engine(NO_JITTER).execute("openai", "gpt", script(
-                response(429, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1.146s"),
-                response(200)));
+        engine(NO_JITTER).execute("openai", "gpt",
+                script(response(429, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1.146s"),
+                        response(200)));
         assertThat(this.clock.sleeps()).containsExactly(Duration.ofMillis(1146));
     }
 
@@ -273,8 +273,9 @@ class RetryEngineTests {
     @DisplayName("Groq daily request budget exhausted (reset 179.56 s) fails fast")
     void failsFastOnALongReset() {
         assertThatExceptionOfType(RetryAfterTooLongException.class)
-            .isThrownBy(() -> engine(NO_JITTER).execute("groq", "llama", always(() -> response(429,
-                    "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "2m59.56s"))))
+            .isThrownBy(() -> engine(NO_JITTER).execute("groq", "llama",
+                    always(() -> response(429, "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests",
+                            "2m59.56s"))))
             .satisfies((ex) -> assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofMillis(179_560)));
     }
 
@@ -441,8 +442,8 @@ class RetryEngineTests {
 
     @Test
     void throttlingFailuresAreLlmThrottleExceptions() {
-        assertThatExceptionOfType(LlmThrottleException.class).isThrownBy(() -> engine(NO_JITTER.withMaxRetries(0))
-            .execute("a", "m", always(() -> response(503))));
+        assertThatExceptionOfType(LlmThrottleException.class)
+            .isThrownBy(() -> engine(NO_JITTER.withMaxRetries(0)).execute("a", "m", always(() -> response(503))));
     }
 
     @Test

@@ -56,12 +56,11 @@ class ModelCircuitTests {
     void anOpenCircuitFailsFastWithTheRestOfTheWait() {
         open();
         this.clock.advance(Duration.ofSeconds(10));
-        assertThatExceptionOfType(CircuitOpenException.class).isThrownBy(this.circuit::acquire)
-            .satisfies((ex) -> {
-                assertThat(ex.getClient()).isEqualTo("anthropic");
-                assertThat(ex.getModel()).isEqualTo("claude-opus-4-7");
-                assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(20));
-            });
+        assertThatExceptionOfType(CircuitOpenException.class).isThrownBy(this.circuit::acquire).satisfies((ex) -> {
+            assertThat(ex.getClient()).isEqualTo("anthropic");
+            assertThat(ex.getModel()).isEqualTo("claude-opus-4-7");
+            assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(20));
+        });
         assertThat(this.circuit.remainingOpenTime()).isEqualTo(Duration.ofSeconds(20));
     }
 

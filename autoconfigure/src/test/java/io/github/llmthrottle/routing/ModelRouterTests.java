@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The router loop over fake candidates: preemptive skips, reactive fallback, what is never routed
- * around, and the context of each attempt.
+ * The router loop over fake candidates: preemptive skips, reactive fallback, what is
+ * never routed around, and the context of each attempt.
  */
 class ModelRouterTests {
 
@@ -100,7 +100,8 @@ class ModelRouterTests {
             throw new QueueFullException("anthropic", context.getModel(), 10, null);
         });
         assertThat(answer).isEqualTo("cached");
-        assertThat(recovered).singleElement().satisfies((failure) -> assertThat(failure.getModel()).isEqualTo("sonnet"));
+        assertThat(recovered).singleElement()
+            .satisfies((failure) -> assertThat(failure.getModel()).isEqualTo("sonnet"));
         assertThat(this.sonnet.routedTo).isEmpty();
     }
 

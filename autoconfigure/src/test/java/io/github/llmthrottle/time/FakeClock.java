@@ -10,8 +10,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A time source for tests that only moves when told to: its sleeps advance it and are recorded
- * instead of waiting, and its wall clock and monotonic clock move together.
+ * A time source for tests that only moves when told to: its sleeps advance it and are
+ * recorded instead of waiting, and its wall clock and monotonic clock move together.
  */
 public final class FakeClock extends Clock implements TimeSource {
 

@@ -9,9 +9,10 @@ import java.util.Map;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Anthropic Messages request bodies of a chosen size, built the same way for every benchmark: a
- * system prompt and alternating user and assistant turns of English-like prose, so that the JSON
- * parser sees realistic strings rather than one long run of a single character.
+ * Anthropic Messages request bodies of a chosen size, built the same way for every
+ * benchmark: a system prompt and alternating user and assistant turns of English-like
+ * prose, so that the JSON parser sees realistic strings rather than one long run of a
+ * single character.
  */
 public final class MessagesBodies {
 

@@ -28,17 +28,17 @@ public class ThrottleApplication {
      * Starts a context with one Anthropic client named {@code anthropic}.
      * @param baseUrl the provider's base URL
      * @param model the model whose limits are configured
-     * @param limits {@code requests-per-minute}, {@code input-tokens-per-minute}, ... of the model,
-     * by property name
+     * @param limits {@code requests-per-minute}, {@code input-tokens-per-minute}, ... of
+     * the model, by property name
      * @param extra further properties
      * @return the running context; close it when done
      */
     public static ConfigurableApplicationContext start(String baseUrl, String model, Map<String, Object> limits,
             String... extra) {
         String client = "llm.throttle.clients.anthropic.";
-        List<String> properties = new ArrayList<>(List.of("spring.main.banner-mode=off",
-                "spring.main.log-startup-info=false", "logging.level.root=warn", client + "provider=anthropic",
-                client + "base-url=" + baseUrl, client + "api-key=benchmark"));
+        List<String> properties = new ArrayList<>(
+                List.of("spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn",
+                        client + "provider=anthropic", client + "base-url=" + baseUrl, client + "api-key=benchmark"));
         limits.forEach((name, value) -> properties.add(client + "models." + model + "." + name + "=" + value));
         properties.addAll(List.of(extra));
         return new SpringApplicationBuilder(ThrottleApplication.class).web(WebApplicationType.NONE)

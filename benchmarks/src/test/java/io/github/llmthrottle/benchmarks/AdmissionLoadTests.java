@@ -36,10 +36,10 @@ import org.springframework.web.client.RestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Load tests of admission control against the simulated provider, on loopback, bounded in count
- * and time. Each offers twice what the provider allows and checks what the issue asks: every
- * call succeeds within max-wait, few 429s, and the binding limit is used to the last token. The
- * figures are printed so that the benchmark report can quote them.
+ * Load tests of admission control against the simulated provider, on loopback, bounded in
+ * count and time. Each offers twice what the provider allows and checks what the issue
+ * asks: every call succeeds within max-wait, few 429s, and the binding limit is used to
+ * the last token. The figures are printed so that the benchmark report can quote them.
  */
 class AdmissionLoadTests {
 
@@ -82,10 +82,11 @@ class AdmissionLoadTests {
             SimulatorStats stats = this.simulator.stats(MODEL);
             double utilisation = utilisation(result, ITPM);
             double rate429 = (double) stats.rateLimited() / stats.attempts();
-            System.out.printf("load[configured=limit]: calls=%d failed=%d attempts=%d 429s=%d (%.2f%%) "
-                    + "busy=%.1fs input-utilisation=%.1f%% max-wait=%.1fs%n", result.calls(), result.failures(),
-                    stats.attempts(), stats.rateLimited(), 100 * rate429, result.busySeconds(), 100 * utilisation,
-                    result.maxLatency().toMillis() / 1000.0);
+            System.out.printf(
+                    "load[configured=limit]: calls=%d failed=%d attempts=%d 429s=%d (%.2f%%) "
+                            + "busy=%.1fs input-utilisation=%.1f%% max-wait=%.1fs%n",
+                    result.calls(), result.failures(), stats.attempts(), stats.rateLimited(), 100 * rate429,
+                    result.busySeconds(), 100 * utilisation, result.maxLatency().toMillis() / 1000.0);
             assertThat(result.failures()).as("failed calls").isZero();
             assertThat(result.maxLatency()).isLessThan(Duration.ofSeconds(30));
             assertThat(rate429).as("429s per attempt").isLessThanOrEqualTo(0.01);
@@ -101,12 +102,16 @@ class AdmissionLoadTests {
             LoadResult result = offer(client, 20, Duration.ofSeconds(6), Priority.NORMAL);
             SimulatorStats stats = this.simulator.stats(MODEL);
             double rate429 = (double) stats.rateLimited() / stats.attempts();
-            LimiterState state = context.getBean(LlmThrottleRegistry.class).getClient("anthropic").model(MODEL)
-                .getLimiter().state();
-            System.out.printf("load[configured=2x limit]: calls=%d failed=%d attempts=%d 429s=%d (%.2f%%) "
-                    + "input-utilisation=%.1f%% effective-itpm=%s%n", result.calls(), result.failures(),
-                    stats.attempts(), stats.rateLimited(), 100 * rate429, 100 * utilisation(result, ITPM),
-                    state.effectiveLimits().inputTokensPerMinute());
+            LimiterState state = context.getBean(LlmThrottleRegistry.class)
+                .getClient("anthropic")
+                .model(MODEL)
+                .getLimiter()
+                .state();
+            System.out.printf(
+                    "load[configured=2x limit]: calls=%d failed=%d attempts=%d 429s=%d (%.2f%%) "
+                            + "input-utilisation=%.1f%% effective-itpm=%s%n",
+                    result.calls(), result.failures(), stats.attempts(), stats.rateLimited(), 100 * rate429,
+                    100 * utilisation(result, ITPM), state.effectiveLimits().inputTokensPerMinute());
             assertThat(result.failures()).as("failed calls").isZero();
             assertThat(rate429).as("429s per attempt").isLessThanOrEqualTo(0.05);
             assertThat(state.effectiveLimits().inputTokensPerMinute()).isEqualTo(ITPM);
@@ -150,11 +155,14 @@ class AdmissionLoadTests {
             }
             List<String> order = new ArrayList<>(finished);
             int position = order.indexOf("realtime");
-            System.out.printf("priority: batch queued when the realtime call arrived=%d, finished or in flight=%d, "
-                    + "realtime finished at position %d of %s%n", queuedBatch.get(), ahead.get(), position, order);
+            System.out.printf(
+                    "priority: batch queued when the realtime call arrived=%d, finished or in flight=%d, "
+                            + "realtime finished at position %d of %s%n",
+                    queuedBatch.get(), ahead.get(), position, order);
             // at most one queued batch call may slip in while the realtime call enqueues
             assertThat(position).as("position of the realtime call in %s", order).isLessThanOrEqualTo(ahead.get() + 1);
-            assertThat(order.size() - position - 1).as("batch calls overtaken").isGreaterThanOrEqualTo(queuedBatch.get() - 1);
+            assertThat(order.size() - position - 1).as("batch calls overtaken")
+                .isGreaterThanOrEqualTo(queuedBatch.get() - 1);
         });
     }
 
@@ -173,11 +181,16 @@ class AdmissionLoadTests {
                     "llm.throttle.queue.max-wait=30s", "llm.throttle.retry.delay=100ms");
     }
 
-    /** Empties the provider's (and our) input-token bucket, so that the test measures the refill. */
+    /**
+     * Empties the provider's (and our) input-token bucket, so that the test measures the
+     * refill.
+     */
     private void drain(RestClient client, String model, long itpm) {
         String big = "y".repeat((int) (4 * (itpm / 2 - 500)));
         for (int i = 0; i < 2; i++) {
-            client.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+            client.post()
+                .uri("/v1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("model", model, "max_tokens", 10, "messages",
                         List.of(Map.of("role", "user", "content", big))))
                 .retrieve()
@@ -186,7 +199,10 @@ class AdmissionLoadTests {
         this.simulator.resetStats();
     }
 
-    /** Offers {@code perSecond} calls a second for {@code duration}, each on its own thread. */
+    /**
+     * Offers {@code perSecond} calls a second for {@code duration}, each on its own
+     * thread.
+     */
     private LoadResult offer(RestClient client, int perSecond, Duration duration, Priority priority)
             throws InterruptedException {
         int calls = (int) (perSecond * duration.toSeconds());
@@ -228,9 +244,9 @@ class AdmissionLoadTests {
     }
 
     /**
-     * Input tokens the provider admitted per second against its limit, over the whole seconds of
-     * the busy period after the first (whose leftover burst would flatter the figure) and before
-     * the last (which is partial).
+     * Input tokens the provider admitted per second against its limit, over the whole
+     * seconds of the busy period after the first (whose leftover burst would flatter the
+     * figure) and before the last (which is partial).
      */
     private double utilisation(LoadResult result, long itpm) {
         SimulatorStats stats = this.simulator.stats(MODEL);
@@ -249,7 +265,9 @@ class AdmissionLoadTests {
     private static void call(RestClient client, String model, Priority priority) {
         try (ThrottleContext.Scope scope = ThrottleContext
             .open(new ThrottleContext("anthropic", model, priority, null, 0, null))) {
-            client.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+            client.post()
+                .uri("/v1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("model", model, "max_tokens", 50, "messages",
                         List.of(Map.of("role", "user", "content", PROMPT))))
                 .retrieve()

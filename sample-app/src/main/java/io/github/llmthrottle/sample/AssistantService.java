@@ -14,9 +14,9 @@ import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestClient;
 
 /**
- * The sample's service code, written the way a user of the starter writes it: each method says
- * which model it wants, at which priority, for which tenant, how long it may wait and what to
- * fall back to, and simply calls the throttled {@code RestClient}.
+ * The sample's service code, written the way a user of the starter writes it: each method
+ * says which model it wants, at which priority, for which tenant, how long it may wait
+ * and what to fall back to, and simply calls the throttled {@code RestClient}.
  */
 @Service
 public class AssistantService {
@@ -32,8 +32,8 @@ public class AssistantService {
     }
 
     /**
-     * Answers a person's question now: Opus if it can take the call within 10 s, else Sonnet,
-     * else a cached answer.
+     * Answers a person's question now: Opus if it can take the call within 10 s, else
+     * Sonnet, else a cached answer.
      * @param question the question
      * @return the answer
      */
@@ -117,6 +117,7 @@ public class AssistantService {
 
     /**
      * A person's question.
+     *
      * @param text the question
      */
     public record Question(String text) {
@@ -124,6 +125,7 @@ public class AssistantService {
 
     /**
      * A document of a tenant.
+     *
      * @param tenant the tenant id
      * @param text the document
      */
@@ -132,6 +134,7 @@ public class AssistantService {
 
     /**
      * A background analysis of a tenant.
+     *
      * @param tenant the tenant id
      * @param text what to analyse
      */

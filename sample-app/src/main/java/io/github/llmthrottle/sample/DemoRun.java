@@ -40,10 +40,10 @@ import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
- * The demo: once the application is ready, a burst of mixed calls far above the simulated limits
- * (realtime questions, normal summaries, batch analyses, classifications; two tenants), with a
- * progress bar, then a summary table. The application keeps serving afterwards unless
- * {@code demo.exit-when-done=true}.
+ * The demo: once the application is ready, a burst of mixed calls far above the simulated
+ * limits (realtime questions, normal summaries, batch analyses, classifications; two
+ * tenants), with a progress bar, then a summary table. The application keeps serving
+ * afterwards unless {@code demo.exit-when-done=true}.
  */
 @Component
 public class DemoRun implements DisposableBean {
@@ -111,7 +111,8 @@ public class DemoRun implements DisposableBean {
 
     @EventListener(ApplicationReadyEvent.class)
     void start() {
-        String port = this.environment.getProperty("local.server.port", this.environment.getProperty("server.port", "8080"));
+        String port = this.environment.getProperty("local.server.port",
+                this.environment.getProperty("server.port", "8080"));
         logger.info("Dashboard: http://localhost:" + port + "/  (endpoint: http://localhost:" + port
                 + "/actuator/llmthrottle)");
         if (!this.enabled) {
@@ -170,8 +171,9 @@ public class DemoRun implements DisposableBean {
             ticker.scheduleAtFixedRate(this::printProgress, 0, 250, TimeUnit.MILLISECONDS);
             LlmSimulator provider = this.simulator.getIfAvailable();
             if (provider != null) {
-                // an Opus outage a few seconds in: its circuit opens, questions fall back to Sonnet,
-                // and the circuit probes and closes again once the outage is over
+                // an Opus outage a few seconds in: its circuit opens, questions fall back
+                // to Sonnet, and the circuit probes and closes again once the outage is
+                // over
                 ticker.schedule(() -> {
                     this.out.printf("%n(simulated provider: %s is overloaded for %d s)%n", SimulatedProvider.OPUS,
                             OUTAGE.toSeconds());
@@ -236,8 +238,7 @@ public class DemoRun implements DisposableBean {
             catch (RuntimeException ex) {
                 failure = ex;
             }
-            this.outcomes.get(priority)
-                .add(new Outcome(answer, failure, Duration.ofNanos(System.nanoTime() - began)));
+            this.outcomes.get(priority).add(new Outcome(answer, failure, Duration.ofNanos(System.nanoTime() - began)));
             this.finished.incrementAndGet();
         };
     }
@@ -277,9 +278,9 @@ public class DemoRun implements DisposableBean {
         for (ThrottledClient client : this.registry.getClients().values()) {
             client.getModels().forEach((name, model) -> {
                 ModelTotals.Snapshot totals = model.getTotals().snapshot();
-                table.append(String.format(Locale.ROOT, "%-10s %-18s %7d %9d %6d %6d %9d %12d %12d%n",
-                        client.getName(), name, totals.calls(), totals.attempts(), totals.rateLimited(),
-                        totals.overloaded(), totals.retries(), totals.inputTokens(), totals.outputTokens()));
+                table.append(String.format(Locale.ROOT, "%-10s %-18s %7d %9d %6d %6d %9d %12d %12d%n", client.getName(),
+                        name, totals.calls(), totals.attempts(), totals.rateLimited(), totals.overloaded(),
+                        totals.retries(), totals.inputTokens(), totals.outputTokens()));
             });
         }
         table.append(String.format(Locale.ROOT, "%ntokens admitted against the input limit over %.1f s:%n",
@@ -289,7 +290,8 @@ public class DemoRun implements DisposableBean {
                 Long itpm = client.getSettings().limitsOf(name).inputTokensPerMinute();
                 if (itpm != null) {
                     long used = model.getTotals().snapshot().inputTokens();
-                    // a bucket holds one minute's worth, so the most admissible is a full bucket plus the refill
+                    // a bucket holds one minute's worth, so the most admissible is a full
+                    // bucket plus the refill
                     double admissible = itpm + itpm * elapsed.toMillis() / 60_000.0;
                     table.append(String.format(Locale.ROOT, "  %-18s %8d of at most %8.0f (%5.1f%%)%n", name, used,
                             admissible, 100 * used / admissible));
@@ -317,8 +319,8 @@ public class DemoRun implements DisposableBean {
     }
 
     private static String words(Random random, int count) {
-        String[] vocabulary = { "rate", "limit", "token", "bucket", "model", "queue", "tenant", "priority",
-                "retry", "latency", "provider", "answer", "summary", "analysis", "context", "budget" };
+        String[] vocabulary = { "rate", "limit", "token", "bucket", "model", "queue", "tenant", "priority", "retry",
+                "latency", "provider", "answer", "summary", "analysis", "context", "budget" };
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < count; i++) {
             text.append(vocabulary[random.nextInt(vocabulary.length)]).append(' ');

@@ -11,8 +11,9 @@ import io.github.llmthrottle.client.ThrottleObserver;
 import org.springframework.stereotype.Component;
 
 /**
- * A {@link ThrottleObserver} of the sample's own, to show how the SPI is used: it records how
- * long each admitted call waited in the queue, by priority, for the demo's summary table.
+ * A {@link ThrottleObserver} of the sample's own, to show how the SPI is used: it records
+ * how long each admitted call waited in the queue, by priority, for the demo's summary
+ * table.
  */
 @Component
 class QueueWaitRecorder implements ThrottleObserver {

@@ -9,8 +9,8 @@ import io.github.llmthrottle.test.RandomFaults;
 
 /**
  * The embedded simulated provider the demo runs against when no API key is set: Anthropic
- * models with deliberately tight limits (and an overloaded Opus now and then, so that fallbacks
- * show) and an OpenAI-compatible model, on a loopback port.
+ * models with deliberately tight limits (and an overloaded Opus now and then, so that
+ * fallbacks show) and an OpenAI-compatible model, on a loopback port.
  */
 public final class SimulatedProvider {
 

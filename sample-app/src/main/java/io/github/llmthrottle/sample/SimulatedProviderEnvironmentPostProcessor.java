@@ -17,9 +17,10 @@ import org.springframework.util.StringUtils;
 
 /**
  * Points each client at the real API when its key is set ({@code ANTHROPIC_API_KEY},
- * {@code OPENAI_API_KEY}) and at the embedded simulated provider otherwise, on a free loopback
- * port. Runs before the configuration is bound, so {@code application.yml} can refer to
- * {@code ${sample.anthropic.base-url}}. The demo burst only runs against the simulator.
+ * {@code OPENAI_API_KEY}) and at the embedded simulated provider otherwise, on a free
+ * loopback port. Runs before the configuration is bound, so {@code application.yml} can
+ * refer to {@code ${sample.anthropic.base-url}}. The demo burst only runs against the
+ * simulator.
  */
 class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
@@ -72,7 +73,8 @@ class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProces
                 // taken; try the next one
             }
         }
-        throw new UncheckedIOException(new IOException("No free loopback port between 20000 and 29999 for the simulated provider"));
+        throw new UncheckedIOException(
+                new IOException("No free loopback port between 20000 and 29999 for the simulated provider"));
     }
 
 }

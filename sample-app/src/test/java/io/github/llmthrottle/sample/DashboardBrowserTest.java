@@ -23,10 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The dashboard at {@code /} in a real headless browser (Debian's {@code chromium}, driven over
- * the DevTools protocol), during a small demo burst against the embedded simulator. Installs the
- * browser when it is missing and this process may; skipped, saying why, only when it cannot.
- * Leaves the rendered page and a screenshot in {@code target/dashboard-test/}.
+ * The dashboard at {@code /} in a real headless browser (Debian's {@code chromium},
+ * driven over the DevTools protocol), during a small demo burst against the embedded
+ * simulator. Installs the browser when it is missing and this process may; skipped,
+ * saying why, only when it cannot. Leaves the rendered page and a screenshot in
+ * {@code target/dashboard-test/}.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "sample.simulator.enabled=true", "demo.calls=40", "demo.threads=16" })
@@ -46,8 +47,8 @@ class DashboardBrowserTest {
 
     @BeforeAll
     static void startBrowser() throws IOException {
-        missing = HeadlessChromium.ensureInstalled(
-                Duration.ofSeconds(Long.getLong("chromium.install-timeout-seconds", 300)));
+        missing = HeadlessChromium
+            .ensureInstalled(Duration.ofSeconds(Long.getLong("chromium.install-timeout-seconds", 300)));
         if (missing != null) {
             System.err.println("Skipping the dashboard browser test: " + missing);
             return;
@@ -57,7 +58,8 @@ class DashboardBrowserTest {
 
     @BeforeEach
     void requireBrowser() {
-        // per test rather than in @BeforeAll, so that every test is reported as skipped, with the reason
+        // per test rather than in @BeforeAll, so that every test is reported as skipped,
+        // with the reason
         assumeTrue(missing == null, () -> "Skipping the dashboard browser test: " + missing);
     }
 
@@ -123,15 +125,18 @@ class DashboardBrowserTest {
     @Test
     void saysSoWhenTheEndpointIsUnreachableAndKeepsPolling() throws Exception {
         chromium.navigate("http://127.0.0.1:" + this.port + "/?endpoint=actuator/no-such-endpoint");
-        boolean banner = chromium.waitFor(
-                "!document.querySelector('[data-testid=unreachable-banner]').hidden", Duration.ofSeconds(10));
+        boolean banner = chromium.waitFor("!document.querySelector('[data-testid=unreachable-banner]').hidden",
+                Duration.ofSeconds(10));
         assertThat(banner).as("unreachable banner shown").isTrue();
-        assertThat(chromium.evaluate("document.querySelector('[data-testid=unreachable-detail]').textContent")
-            .asString()).contains("actuator/no-such-endpoint").contains("Retrying");
+        assertThat(
+                chromium.evaluate("document.querySelector('[data-testid=unreachable-detail]').textContent").asString())
+            .contains("actuator/no-such-endpoint")
+            .contains("Retrying");
         String first = chromium.evaluate("document.querySelector('[data-testid=last-updated]').textContent").asString();
-        assertThat(chromium.waitFor("document.querySelector('[data-testid=last-updated]').textContent !== "
-                + "'" + first.replace("'", "\\'") + "'", Duration.ofSeconds(5)))
-            .as("still polling after a failure").isTrue();
+        assertThat(chromium.waitFor("document.querySelector('[data-testid=last-updated]').textContent !== " + "'"
+                + first.replace("'", "\\'") + "'", Duration.ofSeconds(5)))
+            .as("still polling after a failure")
+            .isTrue();
     }
 
 }

@@ -36,8 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A headless Debian {@code chromium} driven over the DevTools protocol with the JDK's own
- * {@link WebSocket}: no Node.js, no Selenium, no Playwright. Loopback only; the browser, its
- * children and its temporary profile are removed on {@link #close()}.
+ * {@link WebSocket}: no Node.js, no Selenium, no Playwright. Loopback only; the browser,
+ * its children and its temporary profile are removed on {@link #close()}.
  *
  * <p>
  * Also a small command line tool that takes the dashboard screenshot in {@code docs/}:
@@ -75,8 +75,8 @@ final class HeadlessChromium implements AutoCloseable {
     }
 
     /**
-     * Makes sure {@code /usr/bin/chromium} is there, installing Debian's package when it is
-     * missing and this process may (root, {@code apt-get} present).
+     * Makes sure {@code /usr/bin/chromium} is there, installing Debian's package when it
+     * is missing and this process may (root, {@code apt-get} present).
      * @param timeout how long the installation may take
      * @return {@code null} when the browser is available, else why it is not
      */
@@ -98,8 +98,7 @@ final class HeadlessChromium implements AutoCloseable {
         catch (IOException | RuntimeException ex) {
             return CHROMIUM + " is missing and could not be installed: " + ex.getMessage();
         }
-        return Files.isExecutable(CHROMIUM) ? null
-                : CHROMIUM + " is still missing after apt-get install -y chromium";
+        return Files.isExecutable(CHROMIUM) ? null : CHROMIUM + " is still missing after apt-get install -y chromium";
     }
 
     private static void run(long deadline, String... command) throws IOException {
@@ -137,9 +136,9 @@ final class HeadlessChromium implements AutoCloseable {
         Path profile = Files.createTempDirectory("llmthrottle-chromium-");
         List<String> command = List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio",
-                "--hide-scrollbars", "--user-data-dir=" + profile, "--remote-debugging-address=127.0.0.1",
-                "--remote-debugging-port=0", "--window-size=" + width + "," + height, "about:blank");
+                "--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
+                "--user-data-dir=" + profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+                "--window-size=" + width + "," + height, "about:blank");
         Process process = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
             String browserUrl = devToolsUrl(process, timeout);
@@ -300,7 +299,8 @@ final class HeadlessChromium implements AutoCloseable {
         JsonNode result = send("Runtime.evaluate",
                 Map.of("expression", expression, "returnByValue", true, "awaitPromise", true));
         if (result.has("exceptionDetails")) {
-            throw new IllegalStateException("evaluation of " + expression + " failed: " + result.get("exceptionDetails"));
+            throw new IllegalStateException(
+                    "evaluation of " + expression + " failed: " + result.get("exceptionDetails"));
         }
         return result.path("result").path("value");
     }
@@ -356,7 +356,8 @@ final class HeadlessChromium implements AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         }
-        // the renderers and helpers end with the browser; wait for them, and kill the ones that linger
+        // the renderers and helpers end with the browser; wait for them, and kill the
+        // ones that linger
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
         for (ProcessHandle child : children) {
             try {

@@ -14,9 +14,9 @@ import org.springframework.web.client.RestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample application against its embedded simulated provider: a small demo burst completes
- * with a summary, the REST endpoints answer through {@code @Throttled} methods, and the
- * {@code llmthrottle} endpoint and health show every configured model.
+ * The sample application against its embedded simulated provider: a small demo burst
+ * completes with a summary, the REST endpoints answer through {@code @Throttled} methods,
+ * and the {@code llmthrottle} endpoint and health show every configured model.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "demo.calls=30", "demo.threads=6" })
@@ -43,7 +43,10 @@ class SampleApplicationTests {
 
     @Test
     void askIsRoutedThroughTheThrottledService() {
-        JsonNode answer = client().get().uri("/api/ask?q={q}", "What is a token bucket?").retrieve().body(JsonNode.class);
+        JsonNode answer = client().get()
+            .uri("/api/ask?q={q}", "What is a token bucket?")
+            .retrieve()
+            .body(JsonNode.class);
         assertThat(answer.path("model").asString()).isIn("claude-opus-4-7", "claude-sonnet-4-5", "cache");
         assertThat(answer.path("text").asString()).isNotBlank();
     }
@@ -54,7 +57,8 @@ class SampleApplicationTests {
         assertThat(state.path("clients").path("anthropic").path("models").has("claude-opus-4-7")).isTrue();
         assertThat(state.path("clients").path("anthropic").path("models").has("claude-sonnet-4-5")).isTrue();
         assertThat(state.path("clients").path("openai").path("models").has("gpt-4o-mini")).isTrue();
-        assertThat(state.toString()).doesNotContain("sk-ant-simulated-demo-key").doesNotContain("sk-simulated-demo-key");
+        assertThat(state.toString()).doesNotContain("sk-ant-simulated-demo-key")
+            .doesNotContain("sk-simulated-demo-key");
         JsonNode readiness = client().get().uri("/actuator/health/readiness").retrieve().body(JsonNode.class);
         assertThat(readiness.path("status").asString()).isEqualTo("UP");
     }

@@ -15,7 +15,9 @@ import io.github.llmthrottle.test.RateLimiter.Dimension;
 import io.github.llmthrottle.test.RateLimiter.Level;
 import org.jspecify.annotations.Nullable;
 
-/** The Anthropic Messages API ({@code POST /v1/messages}), as described in PROTOCOLS §1. */
+/**
+ * The Anthropic Messages API ({@code POST /v1/messages}), as described in PROTOCOLS §1.
+ */
 final class AnthropicDialect extends Dialect {
 
     private static final String PREFIX = "anthropic-ratelimit-";
@@ -51,7 +53,8 @@ final class AnthropicDialect extends Dialect {
         if (system != null) {
             chars += contentChars(system);
         }
-        return new SimRequest(this, model, apiKey, TokenEstimate.ofChars(chars), maxTokens, bool(body, "stream"), false);
+        return new SimRequest(this, model, apiKey, TokenEstimate.ofChars(chars), maxTokens, bool(body, "stream"),
+                false);
     }
 
     /** Count-tokens requests need no {@code max_tokens}. */
@@ -145,11 +148,14 @@ final class AnthropicDialect extends Dialect {
         return switch (status) {
             case 400 -> new ErrorSpec(400, "invalid_request_error", null, "Invalid request");
             case 401 -> new ErrorSpec(401, "authentication_error", null, "invalid x-api-key");
-            case 402 -> new ErrorSpec(402, "billing_error", null, "Your credit balance is too low to access the Anthropic API.");
-            case 403 -> new ErrorSpec(403, "permission_error", null, "Your API key does not have permission to use the specified resource.");
+            case 402 -> new ErrorSpec(402, "billing_error", null,
+                    "Your credit balance is too low to access the Anthropic API.");
+            case 403 -> new ErrorSpec(403, "permission_error", null,
+                    "Your API key does not have permission to use the specified resource.");
             case 404 -> new ErrorSpec(404, "not_found_error", null, "Not found");
             case 409 -> new ErrorSpec(409, "conflict_error", null, "Conflict");
-            case 413 -> new ErrorSpec(413, "request_too_large", null, "Request exceeds the maximum allowed number of bytes.");
+            case 413 ->
+                new ErrorSpec(413, "request_too_large", null, "Request exceeds the maximum allowed number of bytes.");
             case 429 -> new ErrorSpec(429, "rate_limit_error", null,
                     "This request would exceed the rate limit for your organization. Please try again later.");
             case 500 -> new ErrorSpec(500, "api_error", null, "Internal server error");
@@ -293,8 +299,8 @@ final class AnthropicDialect extends Dialect {
     String streamError(@Nullable String errorType) {
         String type = (errorType != null) ? errorType : "overloaded_error";
         String message = "overloaded_error".equals(type) ? "Overloaded" : "Error: " + type;
-        return event("error", "{\"type\": \"error\", \"error\": {\"type\": \"" + type + "\", \"message\": \"" + message
-                + "\"}}");
+        return event("error",
+                "{\"type\": \"error\", \"error\": {\"type\": \"" + type + "\", \"message\": \"" + message + "\"}}");
     }
 
     private static String event(String name, String data) {

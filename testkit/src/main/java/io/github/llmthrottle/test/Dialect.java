@@ -11,8 +11,8 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The wire format of one provider API: how a request is read and what the responses, errors,
- * rate-limit headers and stream events look like.
+ * The wire format of one provider API: how a request is read and what the responses,
+ * errors, rate-limit headers and stream events look like.
  */
 abstract class Dialect {
 
@@ -61,7 +61,8 @@ abstract class Dialect {
 
     abstract ErrorSpec concurrencyExceeded(int status, int limit);
 
-    abstract String completion(SimRequest request, String id, Instant now, String text, int outputTokens, boolean maxed);
+    abstract String completion(SimRequest request, String id, Instant now, String text, int outputTokens,
+            boolean maxed);
 
     abstract String newMessageId();
 
@@ -73,7 +74,10 @@ abstract class Dialect {
 
     abstract String streamError(@Nullable String errorType);
 
-    /** The deterministic text of output tokens {@code from .. from+count-1}: four characters each. */
+    /**
+     * The deterministic text of output tokens {@code from .. from+count-1}: four
+     * characters each.
+     */
     static String text(int from, int count) {
         StringBuilder sb = new StringBuilder(count * 4);
         for (int i = from; i < from + count; i++) {
@@ -99,7 +103,10 @@ abstract class Dialect {
         return JSON.createObjectNode();
     }
 
-    /** The characters of the text in a content value: a string or an array of blocks/parts. */
+    /**
+     * The characters of the text in a content value: a string or an array of
+     * blocks/parts.
+     */
     static long contentChars(JsonNode content) {
         if (content.isString()) {
             return content.stringValue().length();
@@ -166,8 +173,9 @@ abstract class Dialect {
         if (n < 1) {
             throw (dialect == ANTHROPIC)
                     ? new InvalidRequest(field + ": Input should be greater than or equal to 1", field, null)
-                    : new InvalidRequest("Invalid '" + field + "': integer below minimum value. Expected a value >= 1, but got "
-                            + n + " instead.", field, "integer_below_min_value");
+                    : new InvalidRequest("Invalid '" + field
+                            + "': integer below minimum value. Expected a value >= 1, but got " + n + " instead.",
+                            field, "integer_below_min_value");
         }
         return n;
     }

@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What an error response says: status, the dialect's error type, an optional code (OpenAI
- * {@code error.code}, Anthropic {@code error.details.error_code}), the message and, for OpenAI,
- * the {@code param}.
+ * {@code error.code}, Anthropic {@code error.details.error_code}), the message and, for
+ * OpenAI, the {@code param}.
  */
 record ErrorSpec(int status, String type, @Nullable String code, String message, @Nullable String param) {
 

@@ -10,14 +10,14 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One scripted outcome for one request: answer normally, answer with an error status, cut the
- * connection, or stream an error. Immutable; the modifiers return copies, so a fault can be
- * reused in several scripts.
+ * One scripted outcome for one request: answer normally, answer with an error status, cut
+ * the connection, or stream an error. Immutable; the modifiers return copies, so a fault
+ * can be reused in several scripts.
  * <p>
- * Error faults are answered before admission: they do not debit the rate-limit buckets, but they
- * carry the current rate-limit headers of the model like every other response. The body is the
- * dialect's error envelope with a type and message that match the status (override them with
- * {@link #errorType(String)} and {@link #message(String)}).
+ * Error faults are answered before admission: they do not debit the rate-limit buckets,
+ * but they carry the current rate-limit headers of the model like every other response.
+ * The body is the dialect's error envelope with a type and message that match the status
+ * (override them with {@link #errorType(String)} and {@link #message(String)}).
  * <pre>{@code
  * simulator.script("claude-opus-4-7", Fault.status(429).retryAfter("1"), Fault.overloaded(), Fault.ok());
  * }</pre>
@@ -52,8 +52,9 @@ public final class Fault {
 
     private final int afterEvents;
 
-    private Fault(Kind kind, int status, @Nullable String errorType, @Nullable String errorCode, @Nullable String message,
-            @Nullable String retryAfter, Map<String, @Nullable String> headers, Duration delay, int afterEvents) {
+    private Fault(Kind kind, int status, @Nullable String errorType, @Nullable String errorCode,
+            @Nullable String message, @Nullable String retryAfter, Map<String, @Nullable String> headers,
+            Duration delay, int afterEvents) {
         this.kind = kind;
         this.status = status;
         this.errorType = errorType;
@@ -66,8 +67,8 @@ public final class Fault {
     }
 
     /**
-     * No fault: the request is answered normally (still subject to rate limits, outages and the
-     * concurrency cap, but never to random faults).
+     * No fault: the request is answered normally (still subject to rate limits, outages
+     * and the concurrency cap, but never to random faults).
      * @return the fault
      */
     public static Fault ok() {
@@ -75,12 +76,13 @@ public final class Fault {
     }
 
     /**
-     * An error response with the given status and the dialect's matching error body, for example
-     * 429 {@code rate_limit_error}, 500 {@code api_error}, 529 {@code overloaded_error} (Anthropic)
-     * or 429 {@code requests}/{@code rate_limit_exceeded}, 503 {@code service_unavailable_error}
-     * (OpenAI). No {@code retry-after} is sent unless {@link #retryAfter(String)} is used. A 429
-     * scripted this way looks like an acceleration limit: the remaining headers still show room.
-     * Status 200 is the same as {@link #ok()}.
+     * An error response with the given status and the dialect's matching error body, for
+     * example 429 {@code rate_limit_error}, 500 {@code api_error}, 529
+     * {@code overloaded_error} (Anthropic) or 429
+     * {@code requests}/{@code rate_limit_exceeded}, 503 {@code service_unavailable_error}
+     * (OpenAI). No {@code retry-after} is sent unless {@link #retryAfter(String)} is
+     * used. A 429 scripted this way looks like an acceleration limit: the remaining
+     * headers still show room. Status 200 is the same as {@link #ok()}.
      * @param status an HTTP status between 400 and 599, or 200
      * @return the fault
      */
@@ -95,8 +97,9 @@ public final class Fault {
     }
 
     /**
-     * The provider is overloaded: 529 {@code overloaded_error} in the Anthropic dialect, 503
-     * {@code service_unavailable_error} / {@code server_is_overloaded} in the OpenAI dialect.
+     * The provider is overloaded: 529 {@code overloaded_error} in the Anthropic dialect,
+     * 503 {@code service_unavailable_error} / {@code server_is_overloaded} in the OpenAI
+     * dialect.
      * @return the fault
      */
     public static Fault overloaded() {
@@ -104,8 +107,9 @@ public final class Fault {
     }
 
     /**
-     * A quota (spend cap) 429 that must not be retried and carries no {@code retry-after}:
-     * Anthropic {@code rate_limit_error} with {@code error.details.error_code =
+     * A quota (spend cap) 429 that must not be retried and carries no
+     * {@code retry-after}: Anthropic {@code rate_limit_error} with
+     * {@code error.details.error_code =
      * enforced_spend_limit_reached}; OpenAI {@code insufficient_quota}.
      * @return the fault
      */
@@ -114,7 +118,8 @@ public final class Fault {
     }
 
     /**
-     * Closes the connection without any response, so the client sees an {@code IOException}.
+     * Closes the connection without any response, so the client sees an
+     * {@code IOException}.
      * @return the fault
      */
     public static Fault connectionReset() {
@@ -131,12 +136,13 @@ public final class Fault {
     }
 
     /**
-     * A streaming request is answered 200 and, after {@code afterDeltas} content deltas, gets an
-     * {@code event: error} with {@code overloaded_error} (Anthropic) or a {@code data:} object with
-     * an {@code error} key (OpenAI), and the stream ends; {@link #errorType(String)} changes the
-     * error's type (for example {@code rate_limit_error}, with {@link #retryAfter(String)} on the
-     * 200 response, as Azure does). A non-streaming request gets the same as {@link #overloaded()}.
-     * Only the output tokens actually streamed are charged.
+     * A streaming request is answered 200 and, after {@code afterDeltas} content deltas,
+     * gets an {@code event: error} with {@code overloaded_error} (Anthropic) or a
+     * {@code data:} object with an {@code error} key (OpenAI), and the stream ends;
+     * {@link #errorType(String)} changes the error's type (for example
+     * {@code rate_limit_error}, with {@link #retryAfter(String)} on the 200 response, as
+     * Azure does). A non-streaming request gets the same as {@link #overloaded()}. Only
+     * the output tokens actually streamed are charged.
      * @param afterDeltas the content deltas sent before the error
      * @return the fault
      */
@@ -145,9 +151,10 @@ public final class Fault {
     }
 
     /**
-     * A streaming request is answered 200 and the connection is cut after {@code afterDeltas}
-     * content deltas (no terminating chunk), so the client sees an {@code IOException} mid-body. A
-     * non-streaming request gets the same as {@link #connectionReset()}.
+     * A streaming request is answered 200 and the connection is cut after
+     * {@code afterDeltas} content deltas (no terminating chunk), so the client sees an
+     * {@code IOException} mid-body. A non-streaming request gets the same as
+     * {@link #connectionReset()}.
      * @param afterDeltas the content deltas sent before the cut
      * @return the fault
      */
@@ -166,7 +173,8 @@ public final class Fault {
     }
 
     /**
-     * Returns a copy that sends a header with this value, replacing the simulator's own value.
+     * Returns a copy that sends a header with this value, replacing the simulator's own
+     * value.
      * @param name the header name (case-insensitive)
      * @param value the header value
      * @return the new fault
@@ -202,8 +210,8 @@ public final class Fault {
     }
 
     /**
-     * Returns a copy with an error code: OpenAI {@code error.code} (for example {@code "slow_down"}),
-     * Anthropic {@code error.details.error_code}.
+     * Returns a copy with an error code: OpenAI {@code error.code} (for example
+     * {@code "slow_down"}), Anthropic {@code error.details.error_code}.
      * @param code the error code
      * @return the new fault
      */
@@ -223,7 +231,8 @@ public final class Fault {
     }
 
     /**
-     * Returns a copy that waits before it takes effect (before the response or the reset).
+     * Returns a copy that waits before it takes effect (before the response or the
+     * reset).
      * @param delay the extra delay
      * @return the new fault
      */

@@ -32,10 +32,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A simulated LLM provider on a real loopback port. It serves the Anthropic Messages API
  * ({@code POST /v1/messages}, {@code POST /v1/messages/count_tokens}) and the OpenAI Chat
- * Completions API ({@code POST /v1/chat/completions}, also {@code /chat/completions}), enforces
- * per-minute rate limits with continuously refilling token buckets per API key and model, sends
- * the providers' rate-limit headers on every response, and injects faults on demand.
- * <pre>{@code
+ * Completions API ({@code POST /v1/chat/completions}, also {@code /chat/completions}),
+ * enforces per-minute rate limits with continuously refilling token buckets per API key
+ * and model, sends the providers' rate-limit headers on every response, and injects
+ * faults on demand. <pre>{@code
  * try (LlmSimulator simulator = LlmSimulator.builder()
  *         .model("claude-opus-4-7", ModelLimits.of(50, 30_000, 8_000))
  *         .latency(Duration.ofMillis(20), Duration.ofNanos(200_000))
@@ -45,28 +45,30 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  * <p>
- * <b>Admission.</b> A request is admitted only if every limited dimension has room (all or
- * nothing). Anthropic requests debit RPM by 1, ITPM by the input estimate ({@link TokenEstimate})
- * and OTPM by {@code max_tokens}; at the end the unused part of {@code max_tokens} is refunded.
- * OpenAI requests debit RPM by 1 and TPM by {@code prompt + max_tokens}, refunded to
- * {@code prompt + actual output}. A request that does not fit gets a 429 with the dialect's error
- * body and {@code retry-after} (whole seconds, rounded up, until it would fit); one that can never
- * fit (more than a whole bucket) gets a 429 without {@code retry-after}.
+ * <b>Admission.</b> A request is admitted only if every limited dimension has room (all
+ * or nothing). Anthropic requests debit RPM by 1, ITPM by the input estimate
+ * ({@link TokenEstimate}) and OTPM by {@code max_tokens}; at the end the unused part of
+ * {@code max_tokens} is refunded. OpenAI requests debit RPM by 1 and TPM by
+ * {@code prompt + max_tokens}, refunded to {@code prompt + actual output}. A request that
+ * does not fit gets a 429 with the dialect's error body and {@code retry-after} (whole
+ * seconds, rounded up, until it would fit); one that can never fit (more than a whole
+ * bucket) gets a 429 without {@code retry-after}.
  * <p>
- * <b>Order of decisions</b> for a valid request: the model's script, then the any-model script;
- * if no script entry or {@link Fault#ok()}: an active outage, then the concurrency cap, then (only
- * without a script entry) the random faults; then the rate-limit buckets. Faults never debit
- * buckets.
+ * <b>Order of decisions</b> for a valid request: the model's script, then the any-model
+ * script; if no script entry or {@link Fault#ok()}: an active outage, then the
+ * concurrency cap, then (only without a script entry) the random faults; then the
+ * rate-limit buckets. Faults never debit buckets.
  * <p>
- * <b>Output.</b> The output is deterministic: {@link OutputTokens} (default 100 tokens) clamped to
- * {@code [1, max_tokens]}, four characters of text per token. Latency is
+ * <b>Output.</b> The output is deterministic: {@link OutputTokens} (default 100 tokens)
+ * clamped to {@code [1, max_tokens]}, four characters of text per token. Latency is
  * {@code base + perOutputToken × output tokens} (default 20 ms + 0.2 ms per token), slept
- * without holding any lock; a stream sleeps the base before the first delta and the per-token
- * part before each delta.
+ * without holding any lock; a stream sleeps the base before the first delta and the
+ * per-token part before each delta.
  * <p>
- * Every runtime setter is thread-safe and takes effect for the next request. {@link #reset()}
- * restores the built configuration. The model name {@value #ANY_MODEL} stands for every model in
- * {@link #script}, {@link #setRandomFaults}, {@link #outage} and {@link #setConcurrencyLimit}.
+ * Every runtime setter is thread-safe and takes effect for the next request.
+ * {@link #reset()} restores the built configuration. The model name {@value #ANY_MODEL}
+ * stands for every model in {@link #script}, {@link #setRandomFaults}, {@link #outage}
+ * and {@link #setConcurrencyLimit}.
  */
 public final class LlmSimulator implements AutoCloseable {
 
@@ -74,9 +76,10 @@ public final class LlmSimulator implements AutoCloseable {
     public static final String ANY_MODEL = "*";
 
     static {
-        // Without TCP_NODELAY the JDK server's separate header and body writes meet the client's delayed
-        // ACK, adding about 40 ms to every response. The JDK server reads this property once, when its
-        // configuration class loads; an explicit setting by the application wins.
+        // Without TCP_NODELAY the JDK server's separate header and body writes meet the
+        // client's delayed ACK, adding about 40 ms to every response. The JDK server
+        // reads this property once, when its configuration class loads; an explicit
+        // setting by the application wins.
         if (System.getProperty("sun.net.httpserver.nodelay") == null) {
             System.setProperty("sun.net.httpserver.nodelay", "true");
         }
@@ -127,7 +130,8 @@ public final class LlmSimulator implements AutoCloseable {
     private LlmSimulator(Config config) throws IOException {
         this.initial = config;
         this.clock = config.clock;
-        TimeMeter meter = (config.clock == Builder.SYSTEM_CLOCK) ? TimeMeter.SYSTEM_NANOTIME : new ClockTimeMeter(config.clock);
+        TimeMeter meter = (config.clock == Builder.SYSTEM_CLOCK) ? TimeMeter.SYSTEM_NANOTIME
+                : new ClockTimeMeter(config.clock);
         this.limiter = new RateLimiter(meter, this::limitsFor);
         this.defaultLimits = config.defaultLimits;
         this.baseLatency = config.baseLatency;
@@ -146,8 +150,8 @@ public final class LlmSimulator implements AutoCloseable {
 
     /**
      * Starts configuring a simulator.
-     * @return a builder with the defaults: no limits, 20 ms + 0.2 ms per output token, 100
-     * output tokens, no faults, any port, no API key required
+     * @return a builder with the defaults: no limits, 20 ms + 0.2 ms per output token,
+     * 100 output tokens, no faults, any port, no API key required
      */
     public static Builder builder() {
         return new Builder();
@@ -162,8 +166,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * The base URL, {@code http://127.0.0.1:<port>}: use it as the Anthropic base URL, or as the
-     * OpenAI base URL for clients that append {@code /v1/chat/completions}.
+     * The base URL, {@code http://127.0.0.1:<port>}: use it as the Anthropic base URL, or
+     * as the OpenAI base URL for clients that append {@code /v1/chat/completions}.
      * @return the base URL without a trailing slash
      */
     public String baseUrl() {
@@ -171,7 +175,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * The base URL with {@code /v1}, for OpenAI clients that append {@code /chat/completions}.
+     * The base URL with {@code /v1}, for OpenAI clients that append
+     * {@code /chat/completions}.
      * @return the OpenAI-style base URL
      */
     public String openAiBaseUrl() {
@@ -187,8 +192,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * The clock the simulator reads: reset headers, outages, stats series and (when it is not the
-     * system clock) bucket refill follow it.
+     * The clock the simulator reads: reset headers, outages, stats series and (when it is
+     * not the system clock) bucket refill follow it.
      * @return the clock
      */
     public Clock clock() {
@@ -198,7 +203,8 @@ public final class LlmSimulator implements AutoCloseable {
     // ---- limits
 
     /**
-     * Sets the limits of a model. Existing buckets keep their level, capped at the new capacity.
+     * Sets the limits of a model. Existing buckets keep their level, capped at the new
+     * capacity.
      * @param model the model name
      * @param limits the new limits
      * @return this simulator
@@ -238,7 +244,8 @@ public final class LlmSimulator implements AutoCloseable {
         Map<RateLimiter.Dimension, RateLimiter.Level> levels = this.limiter.levels(new RateLimiter.Key(apiKey, model));
         return new BucketLevels(available(levels, RateLimiter.Dimension.REQUESTS),
                 available(levels, RateLimiter.Dimension.INPUT_TOKENS),
-                available(levels, RateLimiter.Dimension.OUTPUT_TOKENS), available(levels, RateLimiter.Dimension.TOKENS));
+                available(levels, RateLimiter.Dimension.OUTPUT_TOKENS),
+                available(levels, RateLimiter.Dimension.TOKENS));
     }
 
     private static long available(Map<RateLimiter.Dimension, RateLimiter.Level> levels, RateLimiter.Dimension d) {
@@ -247,7 +254,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Fills every bucket of every key and model (they are created full on their next use).
+     * Fills every bucket of every key and model (they are created full on their next
+     * use).
      * @return this simulator
      */
     public LlmSimulator refillBuckets() {
@@ -282,10 +290,10 @@ public final class LlmSimulator implements AutoCloseable {
     // ---- faults
 
     /**
-     * Appends faults to a model's script: each of the next requests for the model takes the next
-     * fault (after any already scripted), before anything else is decided.
-     * @param model the model name, or {@value #ANY_MODEL} for a script that any model's requests
-     * consume once the model's own script is empty
+     * Appends faults to a model's script: each of the next requests for the model takes
+     * the next fault (after any already scripted), before anything else is decided.
+     * @param model the model name, or {@value #ANY_MODEL} for a script that any model's
+     * requests consume once the model's own script is empty
      * @param faults the faults, in order
      * @return this simulator
      */
@@ -327,8 +335,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Starts an outage: the model answers {@link Fault#overloaded()} (Anthropic 529, OpenAI 503)
-     * until the simulator's clock has advanced by {@code duration}.
+     * Starts an outage: the model answers {@link Fault#overloaded()} (Anthropic 529,
+     * OpenAI 503) until the simulator's clock has advanced by {@code duration}.
      * @param model the model name, or {@value #ANY_MODEL}
      * @param duration how long the outage lasts
      * @return this simulator
@@ -338,7 +346,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Starts an outage that answers with the given fault, for example {@code Fault.status(503)}.
+     * Starts an outage that answers with the given fault, for example
+     * {@code Fault.status(503)}.
      * @param model the model name, or {@value #ANY_MODEL}
      * @param duration how long the outage lasts
      * @param fault the answer during the outage
@@ -360,9 +369,10 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Caps the requests in flight: a request that arrives while {@code maxInFlight} are already
-     * being served is rejected with {@code rejectStatus} (429 {@code rate_limit_error} /
-     * {@code rate_limit_exceeded}, or 529, or any error status), without {@code retry-after}.
+     * Caps the requests in flight: a request that arrives while {@code maxInFlight} are
+     * already being served is rejected with {@code rejectStatus} (429
+     * {@code rate_limit_error} / {@code rate_limit_exceeded}, or 529, or any error
+     * status), without {@code retry-after}.
      * @param model the model name, or {@value #ANY_MODEL} to cap all requests together
      * @param maxInFlight the most requests served at once; 0 removes the cap
      * @param rejectStatus the status for requests beyond the cap
@@ -379,8 +389,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Overrides a header on every following response (success and error); a {@code null} value
-     * removes the header. Scripted fault headers still win over this.
+     * Overrides a header on every following response (success and error); a {@code null}
+     * value removes the header. Scripted fault headers still win over this.
      * @param name the header name (case-insensitive)
      * @param value the value, or {@code null} to remove the header
      * @return this simulator
@@ -441,7 +451,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Zeroes the statistics. The peak concurrency starts again from the requests in flight.
+     * Zeroes the statistics. The peak concurrency starts again from the requests in
+     * flight.
      * @return this simulator
      */
     public LlmSimulator resetStats() {
@@ -450,9 +461,10 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Restores the configuration the simulator was built with: limits, latency, output policy,
-     * random faults (re-seeded), concurrency caps; removes scripts, outages and header overrides;
-     * refills every bucket; zeroes the statistics. The port, clock and API keys do not change.
+     * Restores the configuration the simulator was built with: limits, latency, output
+     * policy, random faults (re-seeded), concurrency caps; removes scripts, outages and
+     * header overrides; refills every bucket; zeroes the statistics. The port, clock and
+     * API keys do not change.
      * @return this simulator
      */
     public LlmSimulator reset() {
@@ -476,8 +488,8 @@ public final class LlmSimulator implements AutoCloseable {
     }
 
     /**
-     * Stops the server at once: open connections are closed and handler threads interrupted.
-     * Idempotent.
+     * Stops the server at once: open connections are closed and handler threads
+     * interrupted. Idempotent.
      */
     @Override
     public void close() {
@@ -533,7 +545,9 @@ public final class LlmSimulator implements AutoCloseable {
         return this.initial.roundRemaining;
     }
 
-    /** @return {@code null} when the key is acceptable, else whether it was missing */
+    /**
+     * @return {@code null} when the key is acceptable, else whether it was missing
+     */
     @Nullable Boolean rejectKey(String apiKey) {
         boolean required = this.initial.requireApiKey || !this.initial.apiKeys.isEmpty();
         if (required && apiKey.isEmpty()) {
@@ -755,7 +769,8 @@ public final class LlmSimulator implements AutoCloseable {
         }
 
         /**
-         * Generates {@code min(max_tokens, typical)} output tokens per request (default 100).
+         * Generates {@code min(max_tokens, typical)} output tokens per request (default
+         * 100).
          * @param typical the typical output
          * @return this builder
          */
@@ -804,8 +819,9 @@ public final class LlmSimulator implements AutoCloseable {
         }
 
         /**
-         * Sets the clock for buckets, reset headers, outages and stats (default the system clock).
-         * A {@link ManualClock} makes limit behaviour testable without sleeping.
+         * Sets the clock for buckets, reset headers, outages and stats (default the
+         * system clock). A {@link ManualClock} makes limit behaviour testable without
+         * sleeping.
          * @param clock the clock
          * @return this builder
          */
@@ -815,8 +831,8 @@ public final class LlmSimulator implements AutoCloseable {
         }
 
         /**
-         * Accepts only these API keys ({@code x-api-key} or {@code Authorization: Bearer}); other
-         * or missing keys get 401.
+         * Accepts only these API keys ({@code x-api-key} or
+         * {@code Authorization: Bearer}); other or missing keys get 401.
          * @param keys the valid keys
          * @return this builder
          */
@@ -837,7 +853,8 @@ public final class LlmSimulator implements AutoCloseable {
 
         /**
          * Caps the requests in flight, see {@link LlmSimulator#setConcurrencyLimit}.
-         * @param model the model name, or {@value LlmSimulator#ANY_MODEL} for all requests together
+         * @param model the model name, or {@value LlmSimulator#ANY_MODEL} for all
+         * requests together
          * @param maxInFlight the cap
          * @param rejectStatus the status for requests beyond it
          * @return this builder
@@ -861,8 +878,9 @@ public final class LlmSimulator implements AutoCloseable {
         }
 
         /**
-         * Whether Anthropic's token {@code -remaining} headers are rounded to the nearest thousand
-         * as the real API does (default true). Turn it off for exact figures with small limits.
+         * Whether Anthropic's token {@code -remaining} headers are rounded to the nearest
+         * thousand as the real API does (default true). Turn it off for exact figures
+         * with small limits.
          * @param round whether to round
          * @return this builder
          */
@@ -872,8 +890,8 @@ public final class LlmSimulator implements AutoCloseable {
         }
 
         /**
-         * Sets the most requests served at once by handler threads (default 200); more wait in a
-         * queue. Each request in its latency holds a thread.
+         * Sets the most requests served at once by handler threads (default 200); more
+         * wait in a queue. Each request in its latency holds a thread.
          * @param threads the thread count
          * @return this builder
          */

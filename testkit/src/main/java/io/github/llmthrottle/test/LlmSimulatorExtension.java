@@ -15,30 +15,33 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * Runs an {@link LlmSimulator} for a JUnit Jupiter test class.
- * <pre>{@code
- * @RegisterExtension
+ * Runs an {@link LlmSimulator} for a JUnit Jupiter test class. <pre>{@code
+ * &#64;RegisterExtension
  * static LlmSimulatorExtension sim = LlmSimulatorExtension.builder()
  *         .model("claude-opus-4-7", ModelLimits.of(50, 30_000, 8_000))
  *         .build();
  *
- * @Test
+ *
+
+&#64;Test
  * void retriesOverloaded() {
  *     sim.simulator().script("claude-opus-4-7", Fault.overloaded(), Fault.ok());
  *     // call sim.baseUrl() ...
  * }
  * }</pre>
  * <p>
- * Registered on a {@code static} field (or with {@code @ExtendWith(LlmSimulatorExtension.class)},
- * which uses the defaults), the simulator starts before all tests of the class and stops after
- * them; on an instance field it starts before and stops after each test. Test and lifecycle
- * methods can declare an {@link LlmSimulator} parameter to receive it.
+ * Registered on a {@code static} field (or with
+ * {@code @ExtendWith(LlmSimulatorExtension.class)}, which uses the defaults), the
+ * simulator starts before all tests of the class and stops after them; on an instance
+ * field it starts before and stops after each test. Test and lifecycle methods can
+ * declare an {@link LlmSimulator} parameter to receive it.
  * <p>
- * Before each test (unless {@link Builder#resetBetweenTests(boolean) resetBetweenTests(false)}),
- * the simulator is {@linkplain LlmSimulator#reset() reset} to its built configuration: scripts,
- * outages and header overrides are removed; limits, latency, output policy, random faults (and
- * their seed) and concurrency caps are restored; every bucket is refilled; the statistics are
- * zeroed. The port, clock and API keys stay.
+ * Before each test (unless {@link Builder#resetBetweenTests(boolean)
+ * resetBetweenTests(false)}), the simulator is {@linkplain LlmSimulator#reset() reset} to
+ * its built configuration: scripts, outages and header overrides are removed; limits,
+ * latency, output policy, random faults (and their seed) and concurrency caps are
+ * restored; every bucket is refilled; the statistics are zeroed. The port, clock and API
+ * keys stay.
  */
 public final class LlmSimulatorExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
@@ -157,8 +160,8 @@ public final class LlmSimulatorExtension
     }
 
     /**
-     * Configures an {@link LlmSimulatorExtension}: the common simulator settings, anything else
-     * through {@link #configure(Consumer)}.
+     * Configures an {@link LlmSimulatorExtension}: the common simulator settings,
+     * anything else through {@link #configure(Consumer)}.
      */
     public static final class Builder {
 
@@ -271,8 +274,8 @@ public final class LlmSimulatorExtension
         }
 
         /**
-         * Whether the simulator is {@linkplain LlmSimulator#reset() reset} before each test
-         * (default true).
+         * Whether the simulator is {@linkplain LlmSimulator#reset() reset} before each
+         * test (default true).
          * @param reset whether to reset
          * @return this builder
          */

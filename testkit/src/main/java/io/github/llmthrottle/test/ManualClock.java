@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A clock that only moves when told to. Give it to
- * {@link LlmSimulator.Builder#clock(Clock)} to test bucket refill, reset headers and outages
- * without sleeping. Thread-safe.
+ * {@link LlmSimulator.Builder#clock(Clock)} to test bucket refill, reset headers and
+ * outages without sleeping. Thread-safe.
  */
 public final class ManualClock extends Clock {
 
@@ -21,12 +21,13 @@ public final class ManualClock extends Clock {
      * @param start the first instant
      */
     public ManualClock(Instant start) {
-        this.nanos = new AtomicLong(Math.addExact(Math.multiplyExact(start.getEpochSecond(), 1_000_000_000L),
-                start.getNano()));
+        this.nanos = new AtomicLong(
+                Math.addExact(Math.multiplyExact(start.getEpochSecond(), 1_000_000_000L), start.getNano()));
     }
 
     /**
-     * Creates a clock that starts at an ISO-8601 instant such as {@code 2023-09-29T16:26:37Z}.
+     * Creates a clock that starts at an ISO-8601 instant such as
+     * {@code 2023-09-29T16:26:37Z}.
      * @param instant the first instant
      * @return the clock
      */

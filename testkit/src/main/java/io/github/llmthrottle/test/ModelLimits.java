@@ -1,15 +1,17 @@
 package io.github.llmthrottle.test;
 
 /**
- * The per-minute limits the simulator enforces for one model and one API key. Each limit is a
- * token bucket holding one minute's worth ({@code capacity = limit}) that refills continuously at
- * {@code limit / 60} per second, as Anthropic documents. A value of {@code 0} means "no limit" for
- * that dimension: no bucket, and no rate-limit headers for it.
+ * The per-minute limits the simulator enforces for one model and one API key. Each limit
+ * is a token bucket holding one minute's worth ({@code capacity = limit}) that refills
+ * continuously at {@code limit / 60} per second, as Anthropic documents. A value of
+ * {@code 0} means "no limit" for that dimension: no bucket, and no rate-limit headers for
+ * it.
  * <p>
- * The Anthropic dialect enforces {@link #requestsPerMinute()}, {@link #inputTokensPerMinute()}
- * (debited by the input estimate) and {@link #outputTokensPerMinute()} (debited by
- * {@code max_tokens} at admission, refunded to the actual output at the end). The OpenAI dialect
- * enforces {@link #requestsPerMinute()} and the combined {@link #tokensPerMinute()} (debited by
+ * The Anthropic dialect enforces {@link #requestsPerMinute()},
+ * {@link #inputTokensPerMinute()} (debited by the input estimate) and
+ * {@link #outputTokensPerMinute()} (debited by {@code max_tokens} at admission, refunded
+ * to the actual output at the end). The OpenAI dialect enforces
+ * {@link #requestsPerMinute()} and the combined {@link #tokensPerMinute()} (debited by
  * {@code prompt estimate + max_tokens}, refunded to {@code prompt + actual output}).
  *
  * @param requestsPerMinute requests per minute (RPM), 0 for unlimited
@@ -36,8 +38,8 @@ public record ModelLimits(long requestsPerMinute, long inputTokensPerMinute, lon
     }
 
     /**
-     * Anthropic-style limits. The OpenAI combined TPM is set to {@code itpm + otpm} so that the
-     * same model can also be called through the OpenAI dialect.
+     * Anthropic-style limits. The OpenAI combined TPM is set to {@code itpm + otpm} so
+     * that the same model can also be called through the OpenAI dialect.
      * @param rpm requests per minute, 0 for unlimited
      * @param itpm input tokens per minute, 0 for unlimited
      * @param otpm output tokens per minute, 0 for unlimited
@@ -48,8 +50,8 @@ public record ModelLimits(long requestsPerMinute, long inputTokensPerMinute, lon
     }
 
     /**
-     * OpenAI-style limits: requests per minute and one combined tokens-per-minute bucket. The
-     * Anthropic dialect sees only the request limit.
+     * OpenAI-style limits: requests per minute and one combined tokens-per-minute bucket.
+     * The Anthropic dialect sees only the request limit.
      * @param rpm requests per minute, 0 for unlimited
      * @param tpm tokens per minute (prompt plus completion), 0 for unlimited
      * @return the limits

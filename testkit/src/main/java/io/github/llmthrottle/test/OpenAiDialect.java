@@ -13,7 +13,10 @@ import io.github.llmthrottle.test.RateLimiter.Dimension;
 import io.github.llmthrottle.test.RateLimiter.Level;
 import org.jspecify.annotations.Nullable;
 
-/** The OpenAI Chat Completions API ({@code POST /v1/chat/completions}), as described in PROTOCOLS §2. */
+/**
+ * The OpenAI Chat Completions API ({@code POST /v1/chat/completions}), as described in
+ * PROTOCOLS §2.
+ */
 final class OpenAiDialect extends Dialect {
 
     private static final String VISIT = " Visit https://platform.openai.com/account/rate-limits to learn more.";
@@ -41,7 +44,8 @@ final class OpenAiDialect extends Dialect {
         }
         JsonNode messages = body.get("messages");
         if (messages == null || !messages.isArray()) {
-            throw new InvalidRequest("Missing required parameter: 'messages'.", "messages", "missing_required_parameter");
+            throw new InvalidRequest("Missing required parameter: 'messages'.", "messages",
+                    "missing_required_parameter");
         }
         int maxTokens = positiveInt(body, "max_completion_tokens", false, this);
         if (maxTokens == 0) {
@@ -123,14 +127,16 @@ final class OpenAiDialect extends Dialect {
             case 401 -> new ErrorSpec(401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.");
             case 403 -> new ErrorSpec(403, "invalid_request_error", "unsupported_country_region_territory",
                     "Country, region, or territory not supported");
-            case 404 -> new ErrorSpec(404, "invalid_request_error", "model_not_found", "The model does not exist or you do not have access to it.");
+            case 404 -> new ErrorSpec(404, "invalid_request_error", "model_not_found",
+                    "The model does not exist or you do not have access to it.");
             case 429 -> new ErrorSpec(429, "requests", "rate_limit_exceeded", "Rate limit reached for requests");
             case 500 -> new ErrorSpec(500, "server_error", null,
                     "The server had an error while processing your request. Sorry about that!");
             case 503 -> new ErrorSpec(503, "service_unavailable_error", "server_is_overloaded",
                     "The server is overloaded or not ready yet.");
             default -> (status < 500) ? new ErrorSpec(status, "invalid_request_error", null, "Invalid request.")
-                    : new ErrorSpec(status, "server_error", null, "The server had an error while processing your request.");
+                    : new ErrorSpec(status, "server_error", null,
+                            "The server had an error while processing your request.");
         };
     }
 
@@ -152,17 +158,17 @@ final class OpenAiDialect extends Dialect {
         String what = requests ? "requests per min (RPM)" : "tokens per min (TPM)";
         String type = requests ? "requests" : "tokens";
         if (rejection.neverFits()) {
-            return new ErrorSpec(429, type, "rate_limit_exceeded", "Request too large for " + model
-                    + " in organization org-simulated on " + what + ": Limit " + rejection.limit() + ", Requested "
-                    + rejection.requested() + ". The input or output tokens must be reduced in order to run successfully."
-                    + VISIT);
+            return new ErrorSpec(429, type, "rate_limit_exceeded",
+                    "Request too large for " + model + " in organization org-simulated on " + what + ": Limit "
+                            + rejection.limit() + ", Requested " + rejection.requested()
+                            + ". The input or output tokens must be reduced in order to run successfully." + VISIT);
         }
         long used = rejection.limit() - Math.max(0, rejection.available());
         long waitNanos = (rejection.nanosToWait() + 999_999L) / 1_000_000L * 1_000_000L;
-        return new ErrorSpec(429, type, "rate_limit_exceeded", "Rate limit reached for " + model
-                + " in organization org-simulated on " + what + ": Limit " + rejection.limit() + ", Used " + used
-                + ", Requested " + rejection.requested() + ". Please try again in " + GoDuration.format(waitNanos) + "."
-                + VISIT);
+        return new ErrorSpec(429, type, "rate_limit_exceeded",
+                "Rate limit reached for " + model + " in organization org-simulated on " + what + ": Limit "
+                        + rejection.limit() + ", Used " + used + ", Requested " + rejection.requested()
+                        + ". Please try again in " + GoDuration.format(waitNanos) + "." + VISIT);
     }
 
     @Override

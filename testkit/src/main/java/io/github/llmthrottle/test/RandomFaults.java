@@ -1,9 +1,10 @@
 package io.github.llmthrottle.test;
 
 /**
- * Probabilities of random faults, drawn per request from the simulator's seeded random source (so
- * a run with the same seed and the same request order is reproducible). At most one fault applies
- * per request; random faults are drawn before admission, so a faulted request debits no bucket.
+ * Probabilities of random faults, drawn per request from the simulator's seeded random
+ * source (so a run with the same seed and the same request order is reproducible). At
+ * most one fault applies per request; random faults are drawn before admission, so a
+ * faulted request debits no bucket.
  *
  * @param overloaded probability of {@link Fault#overloaded()} (Anthropic 529, OpenAI 503)
  * @param unavailable probability of a plain 503
@@ -86,7 +87,8 @@ public record RandomFaults(double overloaded, double unavailable, double serverE
      * @param u a value in [0, 1)
      * @return the fault, or {@code null} for none
      */
-    @org.jspecify.annotations.Nullable Fault pick(double u) {
+    @org.jspecify.annotations.Nullable
+    Fault pick(double u) {
         double edge = this.overloaded;
         if (u < edge) {
             return Fault.overloaded();

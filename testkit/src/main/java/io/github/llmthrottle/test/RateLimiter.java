@@ -15,10 +15,10 @@ import io.github.bucket4j.TokensInheritanceStrategy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The simulator's buckets: per API key and model, one continuously refilling Bucket4j bucket per
- * limited dimension (capacity = limit, greedy refill of limit per minute). Admission is all or
- * nothing across the dimensions of a request, under a per-key-and-model lock that is never held
- * while a response is produced.
+ * The simulator's buckets: per API key and model, one continuously refilling Bucket4j
+ * bucket per limited dimension (capacity = limit, greedy refill of limit per minute).
+ * Admission is all or nothing across the dimensions of a request, under a
+ * per-key-and-model lock that is never held while a response is produced.
  */
 final class RateLimiter {
 
@@ -54,7 +54,8 @@ final class RateLimiter {
     }
 
     /**
-     * Debits every dimension of {@code demand} (indexed by {@link Dimension#ordinal()}) or none.
+     * Debits every dimension of {@code demand} (indexed by {@link Dimension#ordinal()})
+     * or none.
      * @return {@code null} when admitted, else the binding rejection
      */
     @Nullable Rejection tryAdmit(Key key, long[] demand) {
@@ -74,8 +75,10 @@ final class RateLimiter {
                     return new Rejection(d, limit, bucket.getAvailableTokens(), n, Long.MAX_VALUE, true);
                 }
                 EstimationProbe probe = bucket.estimateAbilityToConsume(n);
-                if (!probe.canBeConsumed() && (worst == null || probe.getNanosToWaitForRefill() > worst.nanosToWait())) {
-                    worst = new Rejection(d, limit, bucket.getAvailableTokens(), n, probe.getNanosToWaitForRefill(), false);
+                if (!probe.canBeConsumed()
+                        && (worst == null || probe.getNanosToWaitForRefill() > worst.nanosToWait())) {
+                    worst = new Rejection(d, limit, bucket.getAvailableTokens(), n, probe.getNanosToWaitForRefill(),
+                            false);
                 }
             }
             if (worst != null) {
@@ -85,7 +88,8 @@ final class RateLimiter {
                 Bucket bucket = b.get(d);
                 long n = demand[d.ordinal()];
                 if (bucket != null && n > 0) {
-                    // Checked above under the same lock and time only moves forward, so this fits.
+                    // Checked above under the same lock and time only moves forward, so
+                    // this fits.
                     bucket.consumeIgnoringRateLimits(n);
                 }
             }
@@ -110,7 +114,10 @@ final class RateLimiter {
         }
     }
 
-    /** Adds {@code delta} tokens to the bucket (capped at its capacity), or takes {@code -delta}. */
+    /**
+     * Adds {@code delta} tokens to the bucket (capped at its capacity), or takes
+     * {@code -delta}.
+     */
     private void adjust(Key key, Dimension dimension, long delta) {
         Buckets b = buckets(key);
         b.lock.lock();
@@ -182,7 +189,9 @@ final class RateLimiter {
             return limitOf(this.limits, d);
         }
 
-        /** Applies changed limits, keeping the current level (capped at the new capacity). */
+        /**
+         * Applies changed limits, keeping the current level (capped at the new capacity).
+         */
         void reconfigure(ModelLimits wanted) {
             if (wanted.equals(this.limits)) {
                 return;

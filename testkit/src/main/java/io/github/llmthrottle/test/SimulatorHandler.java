@@ -19,8 +19,8 @@ import tools.jackson.databind.JsonNode;
 import io.github.llmthrottle.test.StatsRecorder.Outcome;
 
 /**
- * Serves one HTTP exchange: routing, authentication, validation, faults, admission, and the
- * (streamed or complete) response.
+ * Serves one HTTP exchange: routing, authentication, validation, faults, admission, and
+ * the (streamed or complete) response.
  */
 final class SimulatorHandler implements HttpHandler {
 
@@ -41,8 +41,10 @@ final class SimulatorHandler implements HttpHandler {
         }
         catch (RuntimeException ex) {
             if (exchange.getResponseCode() == -1) {
-                send(exchange, 500, "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Simulator error: "
-                        + ex.getClass().getSimpleName() + "\"}}", new LinkedHashMap<>());
+                send(exchange, 500,
+                        "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Simulator error: "
+                                + ex.getClass().getSimpleName() + "\"}}",
+                        new LinkedHashMap<>());
             }
             else {
                 drop = true;
@@ -54,8 +56,9 @@ final class SimulatorHandler implements HttpHandler {
             }
         }
         if (drop) {
-            // The server closes the connection when the handler fails, without a response or without the
-            // final chunk of a streamed body, so the client sees an IOException.
+            // The server closes the connection when the handler fails, without a response
+            // or without the final chunk of a streamed body, so the client sees an
+            // IOException.
             throw new DropConnection();
         }
     }
@@ -78,9 +81,10 @@ final class SimulatorHandler implements HttpHandler {
                                         : Dialect.ANTHROPIC;
                 exchange.getRequestBody().readAllBytes();
                 ErrorSpec notFound = guess.error(404);
-                sendError(exchange, guess, guess.newRequestId(), new ErrorSpec(404, notFound.type(), notFound.code(),
-                        (guess == Dialect.ANTHROPIC) ? "Not Found" : "Invalid URL (POST " + path + ")"), null,
-                        new LinkedHashMap<>());
+                sendError(exchange, guess, guess.newRequestId(),
+                        new ErrorSpec(404, notFound.type(), notFound.code(),
+                                (guess == Dialect.ANTHROPIC) ? "Not Found" : "Invalid URL (POST " + path + ")"),
+                        null, new LinkedHashMap<>());
                 return;
             }
         }
@@ -195,7 +199,8 @@ final class SimulatorHandler implements HttpHandler {
                 throw new DropConnection();
             }
             case ERROR -> {
-                sendError(exchange, request, requestId, dialect.error(fault.status()).withOverrides(fault), null, fault);
+                sendError(exchange, request, requestId, dialect.error(fault.status()).withOverrides(fault), null,
+                        fault);
                 return;
             }
             case OVERLOADED -> {
@@ -233,8 +238,8 @@ final class SimulatorHandler implements HttpHandler {
         }
     }
 
-    private void complete(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key,
-            Fault fault, long second, int output, boolean maxed) throws IOException {
+    private void complete(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key, Fault fault,
+            long second, int output, boolean maxed) throws IOException {
         Dialect dialect = request.dialect();
         try {
             pause(this.simulator.baseLatency().plus(this.simulator.perTokenLatency().multipliedBy(output)));
@@ -248,13 +253,14 @@ final class SimulatorHandler implements HttpHandler {
         Instant now = this.simulator.now();
         String body = dialect.completion(request, dialect.newMessageId(), now, Dialect.text(0, output), output, maxed);
         Map<String, String> headers = headers(request, requestId, null, fault);
-        // Recorded before the client can see the response, so that stats read right after it are complete.
+        // Recorded before the client can see the response, so that stats read right after
+        // it are complete.
         this.simulator.recorder().outcome(request.model(), Outcome.SUCCESS);
         send(exchange, 200, body, headers);
     }
 
-    private void stream(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key,
-            Fault fault, Fault.Kind kind, long second, int output, boolean maxed) throws IOException {
+    private void stream(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key, Fault fault,
+            Fault.Kind kind, long second, int output, boolean maxed) throws IOException {
         Dialect dialect = request.dialect();
         StatsRecorder stats = this.simulator.recorder();
         boolean trigger = kind == Fault.Kind.STREAM_ERROR || kind == Fault.Kind.STREAM_CUT;
@@ -283,8 +289,8 @@ final class SimulatorHandler implements HttpHandler {
             if (kind == Fault.Kind.STREAM_CUT) {
                 throw new DropConnection();
             }
-            // Settled and recorded before the last events, so that buckets and stats read right after the
-            // stream ends are complete.
+            // Settled and recorded before the last events, so that buckets and stats read
+            // right after the stream ends are complete.
             settled = true;
             settle(request, key, second, emitted, Outcome.SUCCESS);
             if (kind == Fault.Kind.STREAM_ERROR) {

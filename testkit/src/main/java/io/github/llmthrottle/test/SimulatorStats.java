@@ -10,11 +10,11 @@ import java.util.TreeMap;
  * {@link LlmSimulator#resetStats()}: for all models ({@link LlmSimulator#stats()}) or one
  * ({@link LlmSimulator#stats(String)}).
  * <p>
- * Every request to a Messages or Chat Completions endpoint is an attempt and ends in exactly one
- * of {@code successes} (2xx, including streams that later carried an error event),
- * {@code rateLimited} (any 429), {@code overloaded} (529), {@code otherErrors} (every other 4xx
- * and 5xx) or {@code connectionResets}. Requests rejected before their model was known (bad JSON,
- * wrong key) count only in the all-models snapshot.
+ * Every request to a Messages or Chat Completions endpoint is an attempt and ends in
+ * exactly one of {@code successes} (2xx, including streams that later carried an error
+ * event), {@code rateLimited} (any 429), {@code overloaded} (529), {@code otherErrors}
+ * (every other 4xx and 5xx) or {@code connectionResets}. Requests rejected before their
+ * model was known (bad JSON, wrong key) count only in the all-models snapshot.
  *
  * @param attempts requests received
  * @param successes 2xx responses
@@ -25,17 +25,17 @@ import java.util.TreeMap;
  * @param streamErrors 200 streams that carried an error event
  * @param admitted requests that passed the rate-limit buckets
  * @param inputTokens input tokens admitted (the simulator's estimate)
- * @param outputTokens output tokens generated (after the refund of unused {@code max_tokens})
+ * @param outputTokens output tokens generated (after the refund of unused
+ * {@code max_tokens})
  * @param maxConcurrent the most requests in flight at once
- * @param inputTokensPerSecond input tokens admitted, by the second (of the simulator's clock)
- * in which they were admitted
- * @param outputTokensPerSecond output tokens generated, by the second in which the request was
- * admitted
+ * @param inputTokensPerSecond input tokens admitted, by the second (of the simulator's
+ * clock) in which they were admitted
+ * @param outputTokensPerSecond output tokens generated, by the second in which the
+ * request was admitted
  */
 public record SimulatorStats(long attempts, long successes, long rateLimited, long overloaded, long otherErrors,
-        long connectionResets, long streamErrors, long admitted, long inputTokens, long outputTokens,
-        int maxConcurrent, NavigableMap<Instant, Long> inputTokensPerSecond,
-        NavigableMap<Instant, Long> outputTokensPerSecond) {
+        long connectionResets, long streamErrors, long admitted, long inputTokens, long outputTokens, int maxConcurrent,
+        NavigableMap<Instant, Long> inputTokensPerSecond, NavigableMap<Instant, Long> outputTokensPerSecond) {
 
     /**
      * Makes the series unmodifiable copies.

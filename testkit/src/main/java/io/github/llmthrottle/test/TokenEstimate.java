@@ -1,10 +1,10 @@
 package io.github.llmthrottle.test;
 
 /**
- * The simulator's deterministic input-token estimate, public so that tests can predict what the
- * simulator debits: the characters of all text pieces of a request (system prompt, message
- * contents, text parts; non-text blocks and tool definitions by the length of their JSON) summed,
- * divided by four and rounded up, and at least one.
+ * The simulator's deterministic input-token estimate, public so that tests can predict
+ * what the simulator debits: the characters of all text pieces of a request (system
+ * prompt, message contents, text parts; non-text blocks and tool definitions by the
+ * length of their JSON) summed, divided by four and rounded up, and at least one.
  */
 public final class TokenEstimate {
 

@@ -77,7 +77,8 @@ class LlmSimulatorFaultTests {
 
     @Test
     void errorBodiesFollowTheDialect() {
-        this.simulator.script(GPT, Fault.overloaded(), Fault.status(500), Fault.status(429).errorCode("slow_down").errorType("rate_limit_error"));
+        this.simulator.script(GPT, Fault.overloaded(), Fault.status(500),
+                Fault.status(429).errorCode("slow_down").errorType("rate_limit_error"));
         HttpResponse<String> overloaded = openAi(this.simulator, chat(GPT, 10, "hi"));
         assertThat(overloaded.statusCode()).isEqualTo(503);
         assertThat(json(overloaded).at("/error/type").stringValue()).isEqualTo("service_unavailable_error");
@@ -130,7 +131,8 @@ class LlmSimulatorFaultTests {
 
     @Test
     void slowResponsesWaitBeforeAnswering() {
-        this.simulator.script(OPUS, Fault.delay(Duration.ofMillis(300)), Fault.status(529).delayed(Duration.ofMillis(300)));
+        this.simulator.script(OPUS, Fault.delay(Duration.ofMillis(300)),
+                Fault.status(529).delayed(Duration.ofMillis(300)));
         long start = System.nanoTime();
         assertThat(status(OPUS)).isEqualTo(200);
         assertThat(status(OPUS)).isEqualTo(529);
@@ -203,8 +205,10 @@ class LlmSimulatorFaultTests {
     @Test
     void headersCanBeOverridden() {
         this.simulator.setHeader("x-should-retry", "true").setHeader("request-id", null);
-        this.simulator.script(OPUS, Fault.ok().header("anthropic-ratelimit-requests-remaining", "0")
-            .withoutHeader("anthropic-ratelimit-requests-reset"));
+        this.simulator.script(OPUS,
+                Fault.ok()
+                    .header("anthropic-ratelimit-requests-remaining", "0")
+                    .withoutHeader("anthropic-ratelimit-requests-reset"));
         HttpResponse<String> response = anthropic(this.simulator, messages(OPUS, 10, "hi"));
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(header(response, "x-should-retry")).isEqualTo("true");

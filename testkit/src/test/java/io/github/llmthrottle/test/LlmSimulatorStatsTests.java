@@ -53,7 +53,8 @@ class LlmSimulatorStatsTests {
         assertThat(opus.inputTokensPerSecond()).containsExactly(
                 org.assertj.core.api.Assertions.entry(Instant.parse("2023-09-29T16:26:37Z"), 10L),
                 org.assertj.core.api.Assertions.entry(Instant.parse("2023-09-29T16:26:39Z"), 30L));
-        assertThat(opus.inputTokensBetween(Instant.parse("2023-09-29T16:26:38Z"), Instant.parse("2023-09-29T16:27:00Z")))
+        assertThat(
+                opus.inputTokensBetween(Instant.parse("2023-09-29T16:26:38Z"), Instant.parse("2023-09-29T16:27:00Z")))
             .isEqualTo(30);
         SimulatorStats all = this.simulator.stats();
         assertThat(all.attempts()).isEqualTo(8);

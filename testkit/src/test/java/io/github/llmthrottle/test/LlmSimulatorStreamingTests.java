@@ -53,13 +53,15 @@ class LlmSimulatorStreamingTests {
         assertThat(header(response, "content-type")).startsWith("text/event-stream");
         assertThat(header(response, "request-id")).startsWith("req_");
         assertThat(header(response, "anthropic-ratelimit-output-tokens-remaining"))
-            .as("headers are sent at admission, with max_tokens reserved").isEqualTo("500");
+            .as("headers are sent at admission, with max_tokens reserved")
+            .isEqualTo("500");
         assertThat(response.body()).startsWith("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{");
         List<String[]> events = events(response.body());
         List<String> names = events.stream().map((e) -> e[0]).toList();
         assertThat(names.subList(0, 3)).containsExactly("message_start", "content_block_start", "ping");
         assertThat(names.subList(3, 28)).containsOnly("content_block_delta").hasSize(25);
-        assertThat(names.subList(28, names.size())).containsExactly("content_block_stop", "message_delta", "message_stop");
+        assertThat(names.subList(28, names.size())).containsExactly("content_block_stop", "message_delta",
+                "message_stop");
         JsonNode start = data(events.get(0));
         assertThat(start.at("/message/usage/input_tokens").intValue()).isEqualTo(11);
         assertThat(start.at("/message/usage/output_tokens").intValue()).isEqualTo(1);
@@ -105,7 +107,8 @@ class LlmSimulatorStreamingTests {
         JsonNode last = data(events.get(events.size() - 3));
         assertThat(last.at("/choices/0/finish_reason").stringValue()).isEqualTo("stop");
         StringBuilder text = new StringBuilder();
-        events.subList(1, events.size() - 3).forEach((e) -> text.append(data(e).at("/choices/0/delta/content").stringValue()));
+        events.subList(1, events.size() - 3)
+            .forEach((e) -> text.append(data(e).at("/choices/0/delta/content").stringValue()));
         assertThat(text).hasSize(400);
         assertThat(this.simulator.levels("", GPT).tokens()).isEqualTo(10_000 - 120);
     }
@@ -134,7 +137,8 @@ class LlmSimulatorStreamingTests {
             .isEqualTo("server_is_overloaded");
         this.simulator.script(OPUS, Fault.streamError(3));
         assertThat(anthropic(this.simulator, SimClient.messages(OPUS, 500, "hi")).statusCode())
-            .as("without streaming the same fault is a 529").isEqualTo(529);
+            .as("without streaming the same fault is a 529")
+            .isEqualTo(529);
     }
 
     @Test
@@ -153,7 +157,8 @@ class LlmSimulatorStreamingTests {
         HttpResponse<InputStream> response = SimClient.HTTP.send(
                 SimClient.request(this.simulator, "/v1/messages", streamingMessages(OPUS, 500, "hi")).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+        try (BufferedReader reader = new BufferedReader(
+                new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
             assertThat(reader.readLine()).isEqualTo("event: message_start");
             Duration firstEvent = Duration.ofNanos(System.nanoTime() - start);
             while (reader.readLine() != null) {

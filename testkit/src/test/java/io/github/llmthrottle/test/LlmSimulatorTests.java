@@ -248,9 +248,9 @@ class LlmSimulatorTests {
     @Test
     void inputEstimateCountsSystemAndContentBlocks() {
         start(LlmSimulator.builder());
-        String body = "{\"model\":\"m\",\"max_tokens\":10,\"system\":\"" + textOf(10) + "\",\"messages\":[{\"role\":\"user\","
-                + "\"content\":[{\"type\":\"text\",\"text\":\"" + textOf(5) + "\"}]},{\"role\":\"assistant\",\"content\":\""
-                + textOf(5) + "\"}]}";
+        String body = "{\"model\":\"m\",\"max_tokens\":10,\"system\":\"" + textOf(10)
+                + "\",\"messages\":[{\"role\":\"user\"," + "\"content\":[{\"type\":\"text\",\"text\":\"" + textOf(5)
+                + "\"}]},{\"role\":\"assistant\",\"content\":\"" + textOf(5) + "\"}]}";
         assertThat(json(anthropic(this.simulator, body)).at("/usage/input_tokens").intValue()).isEqualTo(20);
         assertThat(TokenEstimate.of(textOf(10), textOf(5), textOf(5))).isEqualTo(20);
     }
@@ -268,7 +268,8 @@ class LlmSimulatorTests {
     @Test
     void limitsCanChangeAtRuntime() {
         start(LlmSimulator.builder().model(OPUS, ModelLimits.of(100, 0, 0)));
-        assertThat(header(anthropic(this.simulator, messages(OPUS, 10, "hi")), "anthropic-ratelimit-requests-remaining"))
+        assertThat(
+                header(anthropic(this.simulator, messages(OPUS, 10, "hi")), "anthropic-ratelimit-requests-remaining"))
             .isEqualTo("99");
         this.simulator.setLimits(OPUS, ModelLimits.of(2, 0, 0));
         HttpResponse<String> response = anthropic(this.simulator, messages(OPUS, 10, "hi"));
@@ -298,8 +299,8 @@ class LlmSimulatorTests {
                 "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         assertThat(noMaxTokens.statusCode()).isEqualTo(400);
         assertThat(json(noMaxTokens).at("/error/message").stringValue()).isEqualTo("max_tokens: Field required");
-        assertThat(json(anthropic(this.simulator, "{\"max_tokens\":5,\"messages\":[]}")).at("/error/message").stringValue())
-            .isEqualTo("model: Field required");
+        assertThat(json(anthropic(this.simulator, "{\"max_tokens\":5,\"messages\":[]}")).at("/error/message")
+            .stringValue()).isEqualTo("model: Field required");
         HttpResponse<String> noModel = openAi(this.simulator, "{\"messages\":[]}");
         assertThat(noModel.statusCode()).isEqualTo(400);
         assertThat(json(noModel).at("/error/type").stringValue()).isEqualTo("invalid_request_error");
@@ -314,9 +315,10 @@ class LlmSimulatorTests {
         HttpResponse<String> notFound = post(this.simulator, "/v1/nothing", "{}");
         assertThat(notFound.statusCode()).isEqualTo(404);
         assertThat(json(notFound).at("/error/type").stringValue()).isEqualTo("not_found_error");
-        HttpResponse<String> get = SimClient.HTTP.send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(this.simulator.baseUrl() + "/v1/messages")).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> get = SimClient.HTTP
+            .send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(this.simulator.baseUrl() + "/v1/messages"))
+                .GET()
+                .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(get.statusCode()).isEqualTo(405);
     }
 
@@ -330,7 +332,8 @@ class LlmSimulatorTests {
             .isEqualTo(401);
         assertThat(anthropic(this.simulator, messages(OPUS, 10, "hi"), "x-api-key", "sk-good").statusCode())
             .isEqualTo(200);
-        HttpResponse<String> openAiWrong = openAi(this.simulator, chat(GPT, 10, "hi"), "authorization", "Bearer sk-bad");
+        HttpResponse<String> openAiWrong = openAi(this.simulator, chat(GPT, 10, "hi"), "authorization",
+                "Bearer sk-bad");
         assertThat(openAiWrong.statusCode()).isEqualTo(401);
         assertThat(json(openAiWrong).at("/error/code").stringValue()).isEqualTo("invalid_api_key");
         assertThat(openAiWrong.body()).doesNotContain("sk-bad");

@@ -109,7 +109,10 @@ final class SimClient {
         return "abcd".repeat(tokens);
     }
 
-    /** Splits an SSE body into (event name, data) pairs; the name is null for data-only events. */
+    /**
+     * Splits an SSE body into (event name, data) pairs; the name is null for data-only
+     * events.
+     */
     static List<String[]> events(String body) {
         List<String[]> events = new ArrayList<>();
         for (String block : body.split("\n\n")) {

@@ -25,18 +25,19 @@ import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
- * The overhead per call: one Messages call (2 KB body, response with rate-limit headers and
- * {@code usage}) through a {@code RestClient} with llm-throttle's interceptor from the
- * auto-configuration (body reading, token estimate, admission, classification, usage settlement,
- * calibration from the headers), against the same {@code RestClient} without it. Both use a stub
- * HTTP client with no socket, so the difference is what llm-throttle adds to a call; a
- * pass-through interceptor shows how much of that any interceptor costs in Spring.
+ * The overhead per call: one Messages call (2 KB body, response with rate-limit headers
+ * and {@code usage}) through a {@code RestClient} with llm-throttle's interceptor from
+ * the auto-configuration (body reading, token estimate, admission, classification, usage
+ * settlement, calibration from the headers), against the same {@code RestClient} without
+ * it. Both use a stub HTTP client with no socket, so the difference is what llm-throttle
+ * adds to a call; a pass-through interceptor shows how much of that any interceptor costs
+ * in Spring.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-// the throttled path is long: on a busy two-core machine it took about 14 s of C2 compilation
-// before its time per call was steady
+// the throttled path is long: on a busy two-core machine it took about 14 s of C2
+// compilation before its time per call was steady
 @Warmup(iterations = 10, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
@@ -91,8 +92,8 @@ public class InterceptorBenchmark {
     }
 
     /**
-     * What any {@code ClientHttpRequestInterceptor} costs: Spring buffers the request body for the
-     * interceptor chain, whatever the interceptor does.
+     * What any {@code ClientHttpRequestInterceptor} costs: Spring buffers the request
+     * body for the interceptor chain, whatever the interceptor does.
      * @return the response body
      */
     @Benchmark

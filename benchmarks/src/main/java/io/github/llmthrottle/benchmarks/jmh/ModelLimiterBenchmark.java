@@ -22,10 +22,11 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Admission of one attempt and its end: {@code acquire}, {@code settle} with the provider's usage,
- * {@code release}, on one model's limiter with request, input and output token limits so high that
- * they never bind (every call is admitted at once, so this is the fixed cost of the bookkeeping),
- * from one thread and from four threads sharing the limiter.
+ * Admission of one attempt and its end: {@code acquire}, {@code settle} with the
+ * provider's usage, {@code release}, on one model's limiter with request, input and
+ * output token limits so high that they never bind (every call is admitted at once, so
+ * this is the fixed cost of the bookkeeping), from one thread and from four threads
+ * sharing the limiter.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,7 +36,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class ModelLimiterBenchmark {
 
-    /** Far above any rate a benchmark reaches, below Bucket4j's ceiling of one token a nanosecond. */
+    /**
+     * Far above any rate a benchmark reaches, below Bucket4j's ceiling of one token a
+     * nanosecond.
+     */
     private static final long NEVER_BINDS = 10_000_000_000L;
 
     private final ModelLimiter limiter = new ModelLimiter("anthropic", "claude-sonnet-4-5",

@@ -23,8 +23,8 @@ import org.springframework.http.HttpHeaders;
 /**
  * Parsing the rate-limit headers of one response: the full Anthropic set (twelve
  * {@code anthropic-ratelimit-*} headers, RFC 3339 resets) and the OpenAI set (six
- * {@code x-ratelimit-*} headers, Go-duration resets), each among the other headers a real response
- * carries.
+ * {@code x-ratelimit-*} headers, Go-duration resets), each among the other headers a real
+ * response carries.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -16,10 +16,11 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * An HTTP client without a socket: every request gets the same canned Anthropic 200 response,
- * with the full rate-limit header set and a {@code usage} block, so that a benchmark measures what
- * happens around the exchange and nothing of the network. The reported limits are far above what
- * a benchmark can use, so that calibration never makes the limiter bind.
+ * An HTTP client without a socket: every request gets the same canned Anthropic 200
+ * response, with the full rate-limit header set and a {@code usage} block, so that a
+ * benchmark measures what happens around the exchange and nothing of the network. The
+ * reported limits are far above what a benchmark can use, so that calibration never makes
+ * the limiter bind.
  */
 final class StubRequestFactory implements ClientHttpRequestFactory {
 

@@ -7,8 +7,8 @@ import com.anthropic.models.messages.MessageCreateParams;
 /**
  * The official {@code anthropic-java} SDK (OkHttp) pointed at the simulator, with its own
  * retries: 408/409/429/5xx retried up to {@code maxRetries} times, sleeping what
- * {@code retry-after} says or else 0.5 s doubling to 8 s with jitter (PROTOCOLS §3). No rate
- * limit.
+ * {@code retry-after} says or else 0.5 s doubling to 8 s with jitter (PROTOCOLS §3). No
+ * rate limit.
  */
 final class AnthropicSdkContender implements Contender {
 
@@ -17,7 +17,11 @@ final class AnthropicSdkContender implements Contender {
     private final LoadScenario scenario;
 
     AnthropicSdkContender(String baseUrl, LoadScenario scenario, int maxRetries) {
-        this.client = AnthropicOkHttpClient.builder().baseUrl(baseUrl).apiKey("benchmark").maxRetries(maxRetries).build();
+        this.client = AnthropicOkHttpClient.builder()
+            .baseUrl(baseUrl)
+            .apiKey("benchmark")
+            .maxRetries(maxRetries)
+            .build();
         this.scenario = scenario;
     }
 

@@ -2,8 +2,8 @@ package io.github.llmthrottle.benchmarks.load;
 
 /**
  * One way of calling the provider under load: llm-throttle, a hand-rolled retry loop,
- * Resilience4j, or the official SDK. A contender is created for one run against one simulator and
- * closed after it.
+ * Resilience4j, or the official SDK. A contender is created for one run against one
+ * simulator and closed after it.
  */
 public interface Contender extends AutoCloseable {
 
@@ -15,12 +15,13 @@ public interface Contender extends AutoCloseable {
     void call(String prompt) throws Exception;
 
     /**
-     * Sends one request the way this contender's own state would see it, without retries, to
-     * empty the provider's buckets before the run. Only a contender that keeps its own buckets
-     * (llm-throttle) needs to see the drain; the others send it with a plain client.
+     * Sends one request the way this contender's own state would see it, without retries,
+     * to empty the provider's buckets before the run. Only a contender that keeps its own
+     * buckets (llm-throttle) needs to see the drain; the others send it with a plain
+     * client.
      * @param body the JSON body
-     * @return {@code true} if this contender sent it, {@code false} if the caller should send it
-     * with a plain client
+     * @return {@code true} if this contender sent it, {@code false} if the caller should
+     * send it with a plain client
      */
     default boolean drain(String body) {
         return false;

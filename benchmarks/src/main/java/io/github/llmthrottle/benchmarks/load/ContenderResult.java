@@ -10,14 +10,14 @@ import java.util.Map;
  * @param name the contender
  * @param calls calls offered
  * @param succeeded calls that returned a 200
- * @param failures failed calls by cause (exception type; {@code unfinished} for calls still running
- * at the deadline)
+ * @param failures failed calls by cause (exception type; {@code unfinished} for calls
+ * still running at the deadline)
  * @param attempts HTTP requests the provider received
  * @param rateLimited 429 responses the provider sent
- * @param latencies sorted latencies of the successful calls, in nanoseconds, from the moment the
- * call was offered
- * @param inputTokensPerSecond input tokens the provider admitted per second while the load was
- * offered (whole seconds after the first)
+ * @param latencies sorted latencies of the successful calls, in nanoseconds, from the
+ * moment the call was offered
+ * @param inputTokensPerSecond input tokens the provider admitted per second while the
+ * load was offered (whole seconds after the first)
  * @param inputTokensLimitPerSecond the provider's ITPM / 60
  * @param wall from the first call offered to the last call ended
  */

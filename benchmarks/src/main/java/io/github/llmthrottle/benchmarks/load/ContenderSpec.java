@@ -13,9 +13,9 @@ public record ContenderSpec(String name, Factory factory) {
 
     /**
      * Every contender of the comparison, in the report's order.
-     * @param scenario the scenario (the tuned rate limiter takes its rate from it: the calls a second
-     * the binding limit admits for the average prompt of the whole run, rounded to two decimals, or
-     * to a whole number when within 0.05 of one)
+     * @param scenario the scenario (the tuned rate limiter takes its rate from it: the
+     * calls a second the binding limit admits for the average prompt of the whole run,
+     * rounded to two decimals, or to a whole number when within 0.05 of one)
      * @return the contenders
      */
     public static List<ContenderSpec> all(LoadScenario scenario) {
@@ -28,8 +28,7 @@ public record ContenderSpec(String name, Factory factory) {
                         (url, s) -> new LlmThrottleContender(url, s, true)),
                 new ContenderSpec("llm-throttle (no limits configured, headers only)",
                         (url, s) -> new LlmThrottleContender(url, s, false)),
-                new ContenderSpec("hand-rolled loop (429 → sleep 1 s, 5 tries)",
-                        HandRolledRetryContender::new),
+                new ContenderSpec("hand-rolled loop (429 → sleep 1 s, 5 tries)", HandRolledRetryContender::new),
                 new ContenderSpec("Resilience4j Retry (5 attempts, exp. back-off + jitter)",
                         (url, s) -> new Resilience4jContender(url, s, null)),
                 new ContenderSpec("Resilience4j Retry + RateLimiter " + rate(perRpm) + "/s (= RPM)",

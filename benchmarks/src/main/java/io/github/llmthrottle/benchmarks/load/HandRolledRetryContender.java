@@ -6,8 +6,9 @@ import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 
 /**
- * The retry loop many applications start with: catch a 429, sleep one second, try again, five
- * tries in all. No back-off growth, no jitter, {@code retry-after} ignored, no rate limit.
+ * The retry loop many applications start with: catch a 429, sleep one second, try again,
+ * five tries in all. No back-off growth, no jitter, {@code retry-after} ignored, no rate
+ * limit.
  */
 final class HandRolledRetryContender implements Contender {
 

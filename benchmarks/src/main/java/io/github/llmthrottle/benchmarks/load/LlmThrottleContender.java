@@ -10,8 +10,9 @@ import org.springframework.web.client.RestClient;
 
 /**
  * llm-throttle as an application gets it: the {@code anthropicRestClient} bean of the
- * auto-configuration with default retry and queue settings, and either the provider's published
- * limits configured for the model or none (then it knows only what the response headers say).
+ * auto-configuration with default retry and queue settings, and either the provider's
+ * published limits configured for the model or none (then it knows only what the response
+ * headers say).
  */
 final class LlmThrottleContender implements Contender {
 

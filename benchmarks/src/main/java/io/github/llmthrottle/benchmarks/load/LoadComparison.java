@@ -26,16 +26,14 @@ import io.github.llmthrottle.test.SimulatorStats;
 import org.springframework.web.client.RestClient;
 
 /**
- * Offers the same load to each contender against its own fresh simulator (same limits, latency
- * and request bodies), on loopback, and prints a Markdown table. Each run is bounded: the load
- * lasts {@code --seconds}, and calls still running {@link LoadScenario#deadline()} later count as
- * failed.
- * <pre>
+ * Offers the same load to each contender against its own fresh simulator (same limits,
+ * latency and request bodies), on loopback, and prints a Markdown table. Each run is
+ * bounded: the load lasts {@code --seconds}, and calls still running
+ * {@link LoadScenario#deadline()} later count as failed. <pre>
  * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.load.LoadComparison \
  *     [--scenario steady|shifting] [--seconds 20] [--rate CALLS_PER_SECOND] [--only SUBSTRING[,SUBSTRING...]]
- * </pre>
- * {@code steady} (the default) is {@link LoadScenario#twiceTheLimit(Duration)}, {@code shifting}
- * is {@link LoadScenario#shiftingPrompts(Duration)}.
+ * </pre> {@code steady} (the default) is {@link LoadScenario#twiceTheLimit(Duration)},
+ * {@code shifting} is {@link LoadScenario#shiftingPrompts(Duration)}.
  */
 public final class LoadComparison {
 
@@ -53,9 +51,8 @@ public final class LoadComparison {
                 case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(args[++i]));
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--only" -> only = List.of(args[++i].toLowerCase(Locale.ROOT).split(","));
-                default -> throw new IllegalArgumentException(
-                        "Unknown argument " + args[i]
-                                + "; use --scenario steady|shifting, --seconds N, --rate R, --only a,b");
+                default -> throw new IllegalArgumentException("Unknown argument " + args[i]
+                        + "; use --scenario steady|shifting, --seconds N, --rate R, --only a,b");
             }
         }
         LoadScenario scenario = switch (scenarioName) {
@@ -90,10 +87,11 @@ public final class LoadComparison {
      * @return the description
      */
     public static String describe(LoadScenario scenario) {
-        String prompts = scenario.shifting() ? String.format(Locale.ROOT,
-                "prompts shifting halfway from about %.0f input tokens (50-150) to about %.0f (500-700), "
-                        + "%.0f on average over the run",
-                scenario.earlierInputTokens(), scenario.laterInputTokens(), scenario.averageInputTokens())
+        String prompts = scenario.shifting()
+                ? String.format(Locale.ROOT,
+                        "prompts shifting halfway from about %.0f input tokens (50-150) to about %.0f (500-700), "
+                                + "%.0f on average over the run",
+                        scenario.earlierInputTokens(), scenario.laterInputTokens(), scenario.averageInputTokens())
                 : "prompts of 50-350 input tokens (200 on average)";
         return String.format(Locale.ROOT,
                 "Scenario: Anthropic dialect, %s with RPM %,d, ITPM %,d, OTPM %,d; latency %d ms; %s, "
@@ -103,9 +101,8 @@ public final class LoadComparison {
                 scenario.model(), scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
                 scenario.outputTokensPerMinute(), scenario.latency().toMillis(), prompts, scenario.maxTokens(),
                 scenario.outputTokens(), scenario.bindingCallsPerSecond(), scenario.callsPerSecond(),
-                scenario.duration().toSeconds(), scenario.calls(),
-                scenario.drain() ? "; buckets drained first" : "", Runtime.version(),
-                Runtime.getRuntime().availableProcessors());
+                scenario.duration().toSeconds(), scenario.calls(), scenario.drain() ? "; buckets drained first" : "",
+                Runtime.version(), Runtime.getRuntime().availableProcessors());
     }
 
     /**
@@ -117,8 +114,9 @@ public final class LoadComparison {
      */
     public static ContenderResult run(LoadScenario scenario, ContenderSpec spec) throws InterruptedException {
         try (LlmSimulator simulator = LlmSimulator.builder()
-            .model(scenario.model(), ModelLimits.of(scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
-                    scenario.outputTokensPerMinute()))
+            .model(scenario.model(),
+                    ModelLimits.of(scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
+                            scenario.outputTokensPerMinute()))
             .latency(scenario.latency(), Duration.ZERO)
             .outputTokens(scenario.outputTokens())
             .start(); Contender contender = spec.factory().create(simulator.baseUrl(), scenario)) {
@@ -131,8 +129,9 @@ public final class LoadComparison {
     }
 
     /**
-     * Empties the provider's input-token bucket (and llm-throttle's) with two large calls, so that
-     * the run measures the refill and not the minute's worth of burst a full bucket holds.
+     * Empties the provider's input-token bucket (and llm-throttle's) with two large
+     * calls, so that the run measures the refill and not the minute's worth of burst a
+     * full bucket holds.
      */
     private static void drain(LoadScenario scenario, LlmSimulator simulator, Contender contender) {
         long tokens = scenario.inputTokensPerMinute() / 2 - 500;
@@ -197,9 +196,9 @@ public final class LoadComparison {
     }
 
     /**
-     * Input tokens the provider admitted per second over the whole seconds of the offered load,
-     * leaving out the partial second the load starts in and the next one (which can spend what the drain
-     * left).
+     * Input tokens the provider admitted per second over the whole seconds of the offered
+     * load, leaving out the partial second the load starts in and the next one (which can
+     * spend what the drain left).
      */
     private static double inputTokensPerSecond(SimulatorStats stats, Instant start, Duration duration) {
         Instant from = start.truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
@@ -234,9 +233,12 @@ public final class LoadComparison {
     }
 
     private static String row(ContenderResult r) {
-        String failures = r.failures().isEmpty() ? "" : r.failures().entrySet().stream()
-            .map((entry) -> entry.getKey() + " " + entry.getValue())
-            .collect(Collectors.joining(", "));
+        String failures = r.failures().isEmpty() ? ""
+                : r.failures()
+                    .entrySet()
+                    .stream()
+                    .map((entry) -> entry.getKey() + " " + entry.getValue())
+                    .collect(Collectors.joining(", "));
         return String.format(Locale.ROOT,
                 "| %s | %d | %d | %d | %.0f %% | %d | %d | %s | %s | %s | %,.0f (%.0f %%) | %s | %s |", r.name(),
                 r.calls(), r.succeeded(), r.failed(), 100 * r.successRate(), r.attempts(), r.rateLimited(),

@@ -9,8 +9,8 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
 
 /**
  * One load scenario, the same for every contender: the provider's limits and latency, the
- * request bodies, and the offered load (calls started at a fixed rate, each on its own thread, for
- * a fixed time, whatever happens to earlier calls).
+ * request bodies, and the offered load (calls started at a fixed rate, each on its own
+ * thread, for a fixed time, whatever happens to earlier calls).
  *
  * @param model the model called
  * @param requestsPerMinute the provider's RPM
@@ -19,21 +19,20 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
  * @param latency the provider's time to answer one call
  * @param maxTokens {@code max_tokens} of every call
  * @param outputTokens output tokens of every answer
- * @param prompts the user message of each call, used in turn (of the first half of the calls when
- * {@code laterPrompts} is not empty)
- * @param laterPrompts the user messages of the second half of the calls, used in turn; empty when
- * the prompt sizes do not change during the run
+ * @param prompts the user message of each call, used in turn (of the first half of the
+ * calls when {@code laterPrompts} is not empty)
+ * @param laterPrompts the user messages of the second half of the calls, used in turn;
+ * empty when the prompt sizes do not change during the run
  * @param callsPerSecond the offered load
  * @param duration how long the load is offered
- * @param drain whether the provider's buckets are emptied before the load starts, so that the run
- * measures the steady refill rather than a minute's worth of stored burst
- * @param deadline how long to wait for the last calls after the load ends; calls still running then
- * count as failed
+ * @param drain whether the provider's buckets are emptied before the load starts, so that
+ * the run measures the steady refill rather than a minute's worth of stored burst
+ * @param deadline how long to wait for the last calls after the load ends; calls still
+ * running then count as failed
  */
 public record LoadScenario(String model, long requestsPerMinute, long inputTokensPerMinute, long outputTokensPerMinute,
         Duration latency, int maxTokens, int outputTokens, List<String> prompts, List<String> laterPrompts,
-        double callsPerSecond,
-        Duration duration, boolean drain, Duration deadline) {
+        double callsPerSecond, Duration duration, boolean drain, Duration deadline) {
 
     /** The default model. */
     public static final String MODEL = "claude-sonnet-4-5";
@@ -44,38 +43,38 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     }
 
     /**
-     * The scenario of the report: RPM 600, ITPM 60,000 (binding: prompts average 200 input tokens,
-     * so the provider admits 5 calls a second), OTPM 60,000, 50 ms latency, offered at twice the
-     * binding limit.
+     * The scenario of the report: RPM 600, ITPM 60,000 (binding: prompts average 200
+     * input tokens, so the provider admits 5 calls a second), OTPM 60,000, 50 ms latency,
+     * offered at twice the binding limit.
      * @param duration how long the load is offered
      * @return the scenario
      */
     public static LoadScenario twiceTheLimit(Duration duration) {
         // 60,000 ITPM / 60 s / 200 tokens = 5 calls a second; RPM allows 10, OTPM 15
-        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 42),
-                List.of(), 10, duration, true, Duration.ofSeconds(120));
+        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 42), List.of(),
+                10, duration, true, Duration.ofSeconds(120));
     }
 
     /**
-     * The same provider, but prompt sizes that shift halfway through the run, as in a RAG pipeline
-     * whose retrieved context grows (a larger top-k, longer documents): the first half of the calls
-     * send 50 to 150 input tokens (100 on average), the second half 500 to 700 (600 on average).
-     * Over the whole run prompts average 350 tokens, so the provider admits 1,000 / 350 = 2.86 calls
-     * a second on average; the load is offered at 6 calls a second (2.1 times that). In the first
-     * half that is 600 input tokens a second, under the limit; in the second half 3,600, 3.6 times
-     * the limit.
+     * The same provider, but prompt sizes that shift halfway through the run, as in a RAG
+     * pipeline whose retrieved context grows (a larger top-k, longer documents): the
+     * first half of the calls send 50 to 150 input tokens (100 on average), the second
+     * half 500 to 700 (600 on average). Over the whole run prompts average 350 tokens, so
+     * the provider admits 1,000 / 350 = 2.86 calls a second on average; the load is
+     * offered at 6 calls a second (2.1 times that). In the first half that is 600 input
+     * tokens a second, under the limit; in the second half 3,600, 3.6 times the limit.
      * @param duration how long the load is offered
      * @return the scenario
      */
     public static LoadScenario shiftingPrompts(Duration duration) {
-        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50,
-                prompts(200, 43, 50, 150), prompts(200, 44, 500, 700), 6, duration, true, Duration.ofSeconds(120));
+        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 43, 50, 150),
+                prompts(200, 44, 500, 700), 6, duration, true, Duration.ofSeconds(120));
     }
 
     /**
-     * Prompts of 50 to 350 input tokens (200 on average, by the simulator's four characters a
-     * token), in a fixed pseudo-random order, so that every contender sends the same bodies and a
-     * limiter tuned to one request size does not fit exactly.
+     * Prompts of 50 to 350 input tokens (200 on average, by the simulator's four
+     * characters a token), in a fixed pseudo-random order, so that every contender sends
+     * the same bodies and a limiter tuned to one request size does not fit exactly.
      * @param count how many distinct prompts
      * @param seed the order
      * @return the prompts
@@ -85,8 +84,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     }
 
     /**
-     * Prompts of {@code minTokens} to {@code maxTokens} input tokens, uniformly distributed, in a
-     * fixed pseudo-random order.
+     * Prompts of {@code minTokens} to {@code maxTokens} input tokens, uniformly
+     * distributed, in a fixed pseudo-random order.
      * @param count how many distinct prompts
      * @param seed the order
      * @param minTokens the smallest prompt
@@ -112,8 +111,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     }
 
     /**
-     * The average input tokens of the prompts of the first half of the calls, or of all calls
-     * when the sizes do not shift.
+     * The average input tokens of the prompts of the first half of the calls, or of all
+     * calls when the sizes do not shift.
      * @return tokens
      */
     public double earlierInputTokens() {
@@ -121,8 +120,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     }
 
     /**
-     * The average input tokens of the prompts of the second half of the calls, or of all calls
-     * when the sizes do not shift.
+     * The average input tokens of the prompts of the second half of the calls, or of all
+     * calls when the sizes do not shift.
      * @return tokens
      */
     public double laterInputTokens() {
@@ -130,8 +129,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     }
 
     /**
-     * The average input tokens of a call over the whole run (what someone tuning a limiter from
-     * last week's logs would see).
+     * The average input tokens of a call over the whole run (what someone tuning a
+     * limiter from last week's logs would see).
      * @return tokens
      */
     public double averageInputTokens() {
@@ -143,8 +142,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     }
 
     /**
-     * The calls a second the provider admits in the steady state, whichever limit binds, for the
-     * average prompt over the whole run.
+     * The calls a second the provider admits in the steady state, whichever limit binds,
+     * for the average prompt over the whole run.
      * @return calls per second
      */
     public double bindingCallsPerSecond() {

@@ -5,9 +5,9 @@ import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
- * The {@code RestClient} the non-llm-throttle contenders build on: the HTTP client Boot would
- * detect (the same one llm-throttle's client gets), the provider's base URL and API key, no
- * interceptor.
+ * The {@code RestClient} the non-llm-throttle contenders build on: the HTTP client Boot
+ * would detect (the same one llm-throttle's client gets), the provider's base URL and API
+ * key, no interceptor.
  */
 final class PlainRestClients {
 

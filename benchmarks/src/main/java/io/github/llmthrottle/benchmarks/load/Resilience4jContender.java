@@ -15,13 +15,13 @@ import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
 
 /**
- * Resilience4j bolted onto a plain {@code RestClient}: a {@link Retry} of at most five attempts on
- * 429 and 5xx with exponential back-off and jitter (500 ms, doubling, ±50 %), optionally around a
- * {@link RateLimiter} of a fixed number of calls a second, which waits up to 30 s for a permit (the
- * same as llm-throttle's default {@code max-wait}). A whole rate {@code n} is {@code n} permits
- * every second; a fractional one (a rate tuned to an average prompt size) is one permit every
- * {@code 1 / rate} seconds. Resilience4j limits calls, not tokens, and reads
- * no response header.
+ * Resilience4j bolted onto a plain {@code RestClient}: a {@link Retry} of at most five
+ * attempts on 429 and 5xx with exponential back-off and jitter (500 ms, doubling, ±50 %),
+ * optionally around a {@link RateLimiter} of a fixed number of calls a second, which
+ * waits up to 30 s for a permit (the same as llm-throttle's default {@code max-wait}). A
+ * whole rate {@code n} is {@code n} permits every second; a fractional one (a rate tuned
+ * to an average prompt size) is one permit every {@code 1 / rate} seconds. Resilience4j
+ * limits calls, not tokens, and reads no response header.
  */
 final class Resilience4jContender implements Contender {
 
@@ -36,12 +36,13 @@ final class Resilience4jContender implements Contender {
     Resilience4jContender(String baseUrl, LoadScenario scenario, @Nullable Double callsPerSecond) {
         this.client = PlainRestClients.create(baseUrl);
         this.scenario = scenario;
-        this.retry = Retry.of("llm", RetryConfig.custom()
-            .maxAttempts(5)
-            .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(500), 2.0, 0.5))
-            .retryOnException((ex) -> ex instanceof HttpClientErrorException.TooManyRequests
-                    || ex instanceof HttpServerErrorException)
-            .build());
+        this.retry = Retry.of("llm",
+                RetryConfig.custom()
+                    .maxAttempts(5)
+                    .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(500), 2.0, 0.5))
+                    .retryOnException((ex) -> ex instanceof HttpClientErrorException.TooManyRequests
+                            || ex instanceof HttpServerErrorException)
+                    .build());
         this.rateLimiter = (callsPerSecond != null) ? RateLimiter.of("llm", rateLimiterConfig(callsPerSecond)) : null;
     }
 

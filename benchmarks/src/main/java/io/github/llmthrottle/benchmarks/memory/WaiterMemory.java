@@ -37,30 +37,33 @@ import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
- * How much heap llm-throttle holds: per call waiting in a model's admission queue, and for an idle
- * configured client. Used heap is read after full collections; each figure is the difference of
- * two states of the same JVM, divided by the number of waiters or limiters.
+ * How much heap llm-throttle holds: per call waiting in a model's admission queue, and
+ * for an idle configured client. Used heap is read after full collections; each figure is
+ * the difference of two states of the same JVM, divided by the number of waiters or
+ * limiters.
  * <ul>
- * <li><b>Idle client</b>: a Boot context with Boot's HTTP client, RestClient and llm-throttle
- * auto-configuration and no llm-throttle client, against the same with one client and three
- * configured models (whose limiters are created at start-up); a first context is started and kept
- * open before measuring, so that class loading and static caches are not counted. Also one
- * {@link ModelLimiter} with three limits, measured over 1,000 of them.</li>
- * <li><b>Waiters in a {@link ModelLimiter}</b>: a limiter whose only request a minute is taken
- * (so it admits nothing for a minute; max-wait 10 min, queue capacity N). N threads are started
- * and park on a latch: that state minus the state before is the caller threads' own heap (their
- * {@code Thread} objects; the stacks are native memory, not heap). Then they call
- * {@code acquire} and wait in the queue: that state minus the parked one is what the library holds
- * per waiting call (its {@link AdmissionRequest}, queue entry, condition and wait node).</li>
- * <li><b>Waiting calls through the {@code RestClient}</b>: the same with the auto-configured
- * {@code anthropicRestClient}, each caller posting a 2 KB Messages body that it built before the
- * latch (the body is the caller's, in the baseline): the difference is everything a blocked call
- * holds in Spring's request and llm-throttle's interceptor and queue.</li>
+ * <li><b>Idle client</b>: a Boot context with Boot's HTTP client, RestClient and
+ * llm-throttle auto-configuration and no llm-throttle client, against the same with one
+ * client and three configured models (whose limiters are created at start-up); a first
+ * context is started and kept open before measuring, so that class loading and static
+ * caches are not counted. Also one {@link ModelLimiter} with three limits, measured over
+ * 1,000 of them.</li>
+ * <li><b>Waiters in a {@link ModelLimiter}</b>: a limiter whose only request a minute is
+ * taken (so it admits nothing for a minute; max-wait 10 min, queue capacity N). N threads
+ * are started and park on a latch: that state minus the state before is the caller
+ * threads' own heap (their {@code Thread} objects; the stacks are native memory, not
+ * heap). Then they call {@code acquire} and wait in the queue: that state minus the
+ * parked one is what the library holds per waiting call (its {@link AdmissionRequest},
+ * queue entry, condition and wait node).</li>
+ * <li><b>Waiting calls through the {@code RestClient}</b>: the same with the
+ * auto-configured {@code anthropicRestClient}, each caller posting a 2 KB Messages body
+ * that it built before the latch (the body is the caller's, in the baseline): the
+ * difference is everything a blocked call holds in Spring's request and llm-throttle's
+ * interceptor and queue.</li>
  * </ul>
- * With {@code -XX:NativeMemoryTracking=summary} it also reports the committed native memory of the
- * threads (mostly stacks), which belongs to the caller. A class histogram of the difference shows
- * what a waiter is made of.
- * <pre>
+ * With {@code -XX:NativeMemoryTracking=summary} it also reports the committed native
+ * memory of the threads (mostly stacks), which belongs to the caller. A class histogram
+ * of the difference shows what a waiter is made of. <pre>
  * java -XX:NativeMemoryTracking=summary -cp benchmarks/target/benchmarks.jar \
  *     io.github.llmthrottle.benchmarks.memory.WaiterMemory [--waiters 1000,10000]
  * </pre>
@@ -105,7 +108,8 @@ public final class WaiterMemory {
         long before = usedHeapAfterGc();
         ConfigurableApplicationContext warmBare = bareContext();
         long first = usedHeapAfterGc();
-        // a first client context too, so that the classes only a client loads are not counted below
+        // a first client context too, so that the classes only a client loads are not
+        // counted below
         ConfigurableApplicationContext warmClient = clientContext();
         long firstClient = usedHeapAfterGc();
         ConfigurableApplicationContext bare = bareContext();
@@ -119,8 +123,9 @@ public final class WaiterMemory {
         Map<String, long[]> clientHistogram = histogram();
         System.out.println();
         System.out.println("## Idle heap");
-        System.out.printf(Locale.ROOT, "first Boot context (HTTP client, RestClient, llm-throttle; no client), "
-                + "with class loading: %s%n", kb(first - before));
+        System.out.printf(Locale.ROOT,
+                "first Boot context (HTTP client, RestClient, llm-throttle; no client), " + "with class loading: %s%n",
+                kb(first - before));
         System.out.printf(Locale.ROOT, "first context with one client and %d models, with class loading: %s%n",
                 limiters, kb(firstClient - first));
         System.out.printf(Locale.ROOT, "another context without client: %s%n", kb(second - firstClient));
@@ -147,8 +152,8 @@ public final class WaiterMemory {
 
     private static ConfigurableApplicationContext clientContext() {
         return ThrottleApplication.start("http://localhost:9", MODEL,
-                Map.of("requests-per-minute", 4_000, "input-tokens-per-minute", 2_000_000,
-                        "output-tokens-per-minute", 400_000),
+                Map.of("requests-per-minute", 4_000, "input-tokens-per-minute", 2_000_000, "output-tokens-per-minute",
+                        400_000),
                 "llm.throttle.clients.anthropic.models.claude-haiku-4-5.input-tokens-per-minute=4000000",
                 "llm.throttle.clients.anthropic.models.claude-haiku-4-5.output-tokens-per-minute=800000",
                 "llm.throttle.clients.anthropic.models.claude-opus-4-1.input-tokens-per-minute=2000000",
@@ -157,8 +162,7 @@ public final class WaiterMemory {
 
     private static ConfigurableApplicationContext bareContext() {
         return new SpringApplicationBuilder(ThrottleApplication.class).web(WebApplicationType.NONE)
-            .properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
-                    "logging.level.root=warn")
+            .properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn")
             .run();
     }
 
@@ -232,8 +236,8 @@ public final class WaiterMemory {
     }
 
     /**
-     * Starts N threads parked on a latch, measures, lets them run {@code call} (which waits in the
-     * queue), measures again, then interrupts them.
+     * Starts N threads parked on a latch, measures, lets them run {@code call} (which
+     * waits in the queue), measures again, then interrupts them.
      */
     private static void measure(int count, @Nullable String label, IntSupplier queued, Call call) throws Exception {
         long before = usedHeapAfterGc();
@@ -264,8 +268,8 @@ public final class WaiterMemory {
         awaitState(threads, Thread.State.WAITING);
         long parkedHeap = usedHeapAfterGc();
         long nativeParked = threadNativeKb();
-        // the parked histogram stays reachable until the waiting state is measured, so it is in both
-        // states the waiter figure compares
+        // the parked histogram stays reachable until the waiting state is measured, so it
+        // is in both states the waiter figure compares
         Map<String, long[]> parkedHistogram = (label != null) ? histogram() : Map.of();
         long parkedHeapWithHistogram = usedHeapAfterGc();
         gate.countDown();
@@ -368,8 +372,8 @@ public final class WaiterMemory {
 
     private static String diagnosticCommand(String operation, String... arguments) throws Exception {
         return (String) ManagementFactory.getPlatformMBeanServer()
-            .invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), operation,
-                    new Object[] { arguments }, new String[] { String[].class.getName() });
+            .invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), operation, new Object[] { arguments },
+                    new String[] { String[].class.getName() });
     }
 
     private static void reachabilityFence(Object object) {

@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Sanity checks of the JMH benchmarks' set-up, not measurements: the throttled path really goes
- * through llm-throttle (and is admitted at once), and both paths return the canned answer.
+ * Sanity checks of the JMH benchmarks' set-up, not measurements: the throttled path
+ * really goes through llm-throttle (and is admitted at once), and both paths return the
+ * canned answer.
  */
 class InterceptorBenchmarkTests {
 

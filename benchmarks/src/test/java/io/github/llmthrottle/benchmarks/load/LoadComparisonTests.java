@@ -12,8 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * Sanity checks of the load comparison harness, not a benchmark: every contender completes a tiny
- * run of five calls, well within the simulator's limits, without errors or 429s.
+ * Sanity checks of the load comparison harness, not a benchmark: every contender
+ * completes a tiny run of five calls, well within the simulator's limits, without errors
+ * or 429s.
  */
 class LoadComparisonTests {
 
