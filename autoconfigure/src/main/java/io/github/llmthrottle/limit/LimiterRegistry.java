@@ -3,7 +3,6 @@ package io.github.llmthrottle.limit;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
@@ -88,14 +87,6 @@ public final class LimiterRegistry {
     public @Nullable ModelLimiter find(String client, String model) {
         ConcurrentMap<String, ModelLimiter> models = this.limiters.get(client);
         return (models != null) ? models.get(model) : null;
-    }
-
-    /**
-     * The configured client names.
-     * @return the client names
-     */
-    public Set<String> clients() {
-        return this.limiters.keySet();
     }
 
     /**

@@ -73,16 +73,6 @@ public final class BackOff {
     }
 
     /**
-     * The exponential back-off before retry {@code retry}, without jitter:
-     * {@code min(maxDelay, delay * multiplier^(retry-1))}.
-     * @param retry the 1-based retry index
-     * @return the back-off
-     */
-    public Duration exponential(int retry) {
-        return Duration.ofNanos(exponentialNanos(retry));
-    }
-
-    /**
      * The wait that honours a server wait: the server's value plus non-negative jitter.
      * @param serverWait the server's wait
      * @return the wait, never less than {@code serverWait} (nor zero)

@@ -56,16 +56,6 @@ public record RetryAfter(Duration duration, Source source) {
     }
 
     /**
-     * Whether the wait came from an explicit retry header rather than a hint.
-     * @return {@code true} for {@code retry-after-ms}, {@code x-ms-retry-after-ms} and
-     * {@code retry-after}
-     */
-    public boolean isExplicit() {
-        return this.source == Source.RETRY_AFTER_MS || this.source == Source.X_MS_RETRY_AFTER_MS
-                || this.source == Source.RETRY_AFTER;
-    }
-
-    /**
      * Reads the explicit retry headers only.
      * @param headers the response headers
      * @param clock the clock an HTTP-date is measured against
