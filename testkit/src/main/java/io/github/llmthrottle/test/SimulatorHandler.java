@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
@@ -23,6 +24,8 @@ import io.github.llmthrottle.test.StatsRecorder.Outcome;
  * the (streamed or complete) response.
  */
 final class SimulatorHandler implements HttpHandler {
+
+    private static final String LEAVE = SimulatorHandler.class.getName() + ".leave";
 
     private final LlmSimulator simulator;
 
@@ -150,11 +153,21 @@ final class SimulatorHandler implements HttpHandler {
         int forModel = this.simulator.enter(model);
         int global = this.simulator.enterGlobal();
         stats.inFlight(model, global, forModel);
+        // The call leaves before the last bytes of its response go out: a client that
+        // sends its
+        // next call as soon as it has the answer must not find this one still in flight.
+        AtomicBoolean left = new AtomicBoolean();
+        Runnable leave = () -> {
+            if (left.compareAndSet(false, true)) {
+                this.simulator.exit(model);
+            }
+        };
+        exchange.setAttribute(LEAVE, leave);
         try {
             serve(exchange, request, requestId, global, forModel);
         }
         finally {
-            this.simulator.exit(model);
+            leave.run();
         }
     }
 
@@ -293,6 +306,7 @@ final class SimulatorHandler implements HttpHandler {
             // right after the stream ends are complete.
             settled = true;
             settle(request, key, second, emitted, Outcome.SUCCESS);
+            leave(exchange);
             if (kind == Fault.Kind.STREAM_ERROR) {
                 stats.streamError(request.model());
                 write(out, List.of(dialect.streamError(fault.errorType())));
@@ -377,9 +391,20 @@ final class SimulatorHandler implements HttpHandler {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         headers.putIfAbsent("content-type", "application/json");
         apply(exchange.getResponseHeaders(), headers);
+        leave(exchange);
         exchange.sendResponseHeaders(status, (bytes.length == 0) ? -1 : bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
+        }
+    }
+
+    /**
+     * Ends the call's time in flight (once), before its response's last bytes are
+     * written.
+     */
+    private static void leave(HttpExchange exchange) {
+        if (exchange.getAttribute(LEAVE) instanceof Runnable leave) {
+            leave.run();
         }
     }
 
