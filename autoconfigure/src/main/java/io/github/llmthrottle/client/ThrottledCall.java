@@ -20,6 +20,8 @@ import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.Classification.Outcome;
+import io.github.llmthrottle.retry.ResponseBodyReadException;
+import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
@@ -183,6 +185,13 @@ final class ThrottledCall<R extends ProviderResponse> {
             }
             catch (IOException ex) {
                 permit.settle(ThrottledCall.this.admission.inputTokens(), 0);
+                if (ResponseClassifier.isCancellation(ex)) {
+                    // the caller gave up: not the provider's failure, nor a capacity
+                    // signal; the
+                    // circuit's permission is released without an outcome
+                    permit.release(Permit.Outcome.IGNORED);
+                    throw ex;
+                }
                 permit.release(Permit.Outcome.DROPPED);
                 ended(Outcome.IO_ERROR, 0);
                 throw ex;
@@ -236,6 +245,14 @@ final class ThrottledCall<R extends ProviderResponse> {
                 byte[] body;
                 try (response; InputStream in = response.body()) {
                     body = readBody(in, headers.contentLength());
+                }
+                catch (IOException ex) {
+                    if (ResponseClassifier.isCancellation(ex)) {
+                        throw ex;
+                    }
+                    throw new ResponseBodyReadException("The body of a " + status + " response of client '"
+                            + clientName() + "', model '" + modelName() + "' failed while read; not retried, the call"
+                            + " was answered (and billed)", ex);
                 }
                 Usage usage = ThrottledCall.this.client.usageReader.read(body);
                 if (usage != null) {

@@ -1,6 +1,8 @@
 package io.github.llmthrottle.retry;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.time.Clock;
 import java.util.Locale;
@@ -85,7 +87,9 @@ public final class ResponseClassifier {
 
     /**
      * Classifies an I/O error: connection refused or reset, read timeout. Retryable
-     * unless the thread has been interrupted.
+     * unless it is a {@linkplain #isCancellation(IOException) cancellation} or the body
+     * of a successful response failed while read ({@link ResponseBodyReadException}: it
+     * was billed).
      * @param failure the exception
      * @return the classification
      */
@@ -94,8 +98,20 @@ public final class ResponseClassifier {
     }
 
     static Classification ioError(IOException failure) {
-        boolean interrupted = Thread.currentThread().isInterrupted() || failure instanceof ClosedByInterruptException;
-        return new Classification(Classification.Outcome.IO_ERROR, 0, !interrupted, null, null, null, "io");
+        boolean retryable = !isCancellation(failure) && !(failure instanceof ResponseBodyReadException);
+        return new Classification(Classification.Outcome.IO_ERROR, 0, retryable, null, null, null, "io");
+    }
+
+    /**
+     * Whether an I/O error is the caller's cancellation rather than the provider's
+     * failure: the thread was interrupted, a channel was closed by an interrupt, or an
+     * {@link InterruptedIOException} that is not a read or connect timeout.
+     * @param failure the exception
+     * @return {@code true} for a cancellation
+     */
+    public static boolean isCancellation(IOException failure) {
+        return Thread.currentThread().isInterrupted() || failure instanceof ClosedByInterruptException
+                || (failure instanceof InterruptedIOException && !(failure instanceof SocketTimeoutException));
     }
 
     private static Classification.Outcome outcome(int status, @Nullable ProviderError error) {

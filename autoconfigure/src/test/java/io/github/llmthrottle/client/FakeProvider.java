@@ -3,6 +3,8 @@ package io.github.llmthrottle.client;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,6 +37,23 @@ final class FakeProvider implements ProviderExchange<FakeProvider.Response> {
         return this;
     }
 
+    /**
+     * The caller cancels during the exchange: its thread is interrupted, the client gives
+     * up.
+     */
+    FakeProvider thenCancelled() {
+        this.script.add(new InterruptedIOException("Request interrupted"));
+        return this;
+    }
+
+    /** A response whose body breaks off after its first bytes. */
+    FakeProvider thenBrokenBody(int status, String body, String... headers) {
+        Response response = new Response(status, body, headers);
+        response.broken = true;
+        this.script.add(response);
+        return this;
+    }
+
     List<Response> sent() {
         return this.sent;
     }
@@ -45,6 +64,10 @@ final class FakeProvider implements ProviderExchange<FakeProvider.Response> {
         Object next = this.script.poll();
         if (next == null) {
             throw new IllegalStateException("No response scripted for attempt " + this.attempts);
+        }
+        if (next instanceof InterruptedIOException ex) {
+            Thread.currentThread().interrupt();
+            throw ex;
         }
         if (next instanceof IOException ex) {
             throw ex;
@@ -64,6 +87,8 @@ final class FakeProvider implements ProviderExchange<FakeProvider.Response> {
         private final Map<String, List<String>> headers = new LinkedHashMap<>();
 
         boolean closed;
+
+        boolean broken;
 
         Response(int status, String body, String... headers) {
             this.status = status;
@@ -85,6 +110,17 @@ final class FakeProvider implements ProviderExchange<FakeProvider.Response> {
 
         @Override
         public InputStream body() {
+            if (this.broken) {
+                return new SequenceInputStream(new ByteArrayInputStream(this.body, 0, this.body.length / 2),
+                        new InputStream() {
+
+                            @Override
+                            public int read() throws IOException {
+                                throw new IOException("Connection reset");
+                            }
+
+                        });
+            }
             return new ByteArrayInputStream(this.body);
         }
 

@@ -2,6 +2,7 @@ package io.github.llmthrottle.client;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,6 +28,7 @@ import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.Jitter;
+import io.github.llmthrottle.retry.ResponseBodyReadException;
 import io.github.llmthrottle.retry.RetrySettings;
 import io.github.llmthrottle.routing.CircuitSettings;
 import io.github.llmthrottle.routing.CircuitState;
@@ -94,8 +96,10 @@ class ThrottledClientTests {
 
     private final FakeProvider provider = new FakeProvider();
 
-    private final ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null), new RetrySettings(2,
-            Duration.ofMillis(500), 2.0, Duration.ofSeconds(30), Jitter.NONE, true, Duration.ofSeconds(60)));
+    private final RetrySettings retry = new RetrySettings(2, Duration.ofMillis(500), 2.0, Duration.ofSeconds(30),
+            Jitter.NONE, true, Duration.ofSeconds(60));
+
+    private final ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null), this.retry);
 
     @Test
     void rateLimitedAttemptIsRetriedAfterTheServersWaitAndPausesTheModel() throws IOException {
@@ -240,6 +244,40 @@ class ThrottledClientTests {
         assertThat(this.attempts).containsExactly("SUCCESS 200");
         assertThat(this.client.model(MODEL).getLimiter().state().inFlight()).isZero();
         assertThat(this.provider.sent().get(0).closed).isTrue();
+    }
+
+    @Test
+    void cancelledCallsKeepTheInterruptAndAreNeitherProviderFailuresNorCapacitySignals() {
+        ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, 16), this.retry);
+        int concurrency = client.model(MODEL).getLimiter().state().concurrencyLimit();
+        for (int i = 0; i < CircuitSettings.DEFAULTS.failureThreshold() + 1; i++) {
+            this.provider.thenCancelled();
+            try {
+                assertThatExceptionOfType(InterruptedIOException.class)
+                    .isThrownBy(() -> client.exchange(request(REQUEST), this.provider));
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            }
+            finally {
+                Thread.interrupted();
+            }
+        }
+        assertThat(this.provider.attempts).isEqualTo(CircuitSettings.DEFAULTS.failureThreshold() + 1);
+        assertThat(client.model(MODEL).getCircuit().state()).isEqualTo(CircuitState.CLOSED);
+        assertThat(client.model(MODEL).getCircuit().consecutiveFailures()).isZero();
+        assertThat(client.model(MODEL).getLimiter().state().concurrencyLimit()).isEqualTo(concurrency);
+        assertThat(client.model(MODEL).getLimiter().state().inFlight()).isZero();
+        assertThat(this.attempts).isEmpty();
+    }
+
+    @Test
+    void successWhoseBodyFailsWhileReadIsNotRetriedBecauseItWasBilled() {
+        this.provider.thenBrokenBody(200, MESSAGE, "content-type", "application/json").then(200, MESSAGE);
+        assertThatExceptionOfType(ResponseBodyReadException.class)
+            .isThrownBy(() -> this.client.exchange(request(REQUEST), this.provider))
+            .withMessageContaining("not retried");
+        assertThat(this.provider.attempts).isEqualTo(1);
+        assertThat(this.client.model(MODEL).getLimiter().state().inFlight()).isZero();
+        assertThat(totals().failed()).isEqualTo(1);
     }
 
     private ModelTotals.Snapshot totals() {
