@@ -12,6 +12,10 @@ import java.util.function.Consumer;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.provider.UsageReader;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The body of a streamed (server-sent events) response, passed to the caller as it
@@ -24,6 +28,8 @@ import org.jspecify.annotations.Nullable;
 final class StreamSettlement {
 
     private static final int MAX_LINE = 256 * 1024;
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static final byte[] ERROR_EVENT = "error".getBytes(StandardCharsets.US_ASCII);
 
@@ -98,7 +104,7 @@ final class StreamSettlement {
             return;
         }
         if (startsWith(line, length, "event:")) {
-            if (this.errorType == null && indexOf(line, 6, length, ERROR_EVENT) >= 0) {
+            if (this.errorType == null && isErrorEvent(line, length)) {
                 this.errorType = "error";
             }
             return;
@@ -111,10 +117,14 @@ final class StreamSettlement {
         if (size <= 0 || line[offset] != '{') {
             return;
         }
-        // Most events are content deltas: look at the bytes, and decode only an error
-        // event.
+        // Most events are content deltas: look at the bytes, and decode only what may be
+        // an
+        // error envelope (text that merely says "error" is content).
         if (indexOf(line, offset, length, ERROR_KEY) >= 0) {
-            this.errorType = errorType(new String(line, offset, size, StandardCharsets.UTF_8));
+            String type = errorEnvelopeType(line, offset, size);
+            if (type != null) {
+                this.errorType = type;
+            }
         }
         if (indexOf(line, offset, length, USAGE_KEY) >= 0) {
             Usage usage = this.usageReader.read(line, offset, size);
@@ -126,6 +136,76 @@ final class StreamSettlement {
                 this.outputTokens = Math.max(this.outputTokens, usage.outputTokens());
             }
         }
+    }
+
+    /** Whether an {@code event:} line names the {@code error} event exactly. */
+    private static boolean isErrorEvent(byte[] line, int length) {
+        int from = 6;
+        while (from < length && line[from] == ' ') {
+            from++;
+        }
+        int to = length;
+        while (to > from && line[to - 1] == ' ') {
+            to--;
+        }
+        return to - from == ERROR_EVENT.length && indexOf(line, from, to, ERROR_EVENT) == from;
+    }
+
+    /**
+     * The error type of a {@code data:} line that is a provider's error envelope:
+     * Anthropic's {@code {"type":"error","error":{"type":"overloaded_error",...}}} or
+     * OpenAI's {@code {"error":{"code":"rate_limit_exceeded",...}}}. A delta whose text
+     * is {@code "error"} is not one.
+     * @return the type, {@code "error"} when the envelope names none, or {@code null}
+     * when the line is no error envelope
+     */
+    private static @Nullable String errorEnvelopeType(byte[] line, int offset, int size) {
+        try (JsonParser parser = JSON.createParser(line, offset, size)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            boolean errorType = false;
+            String details = null;
+            while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if ("type".equals(field) && value == JsonToken.VALUE_STRING) {
+                    errorType = "error".equals(parser.getString());
+                }
+                else if ("error".equals(field) && value == JsonToken.START_OBJECT) {
+                    details = describe(parser);
+                }
+                else if ("error".equals(field) && value == JsonToken.VALUE_STRING) {
+                    details = parser.getString();
+                }
+                else {
+                    parser.skipChildren();
+                }
+            }
+            if (details == null && !errorType) {
+                return null;
+            }
+            return errorType((details != null) ? details : "");
+        }
+        catch (JacksonException ex) {
+            return null;
+        }
+    }
+
+    /** The type and code of an error object the parser is at the start of. */
+    private static String describe(JsonParser parser) {
+        StringBuilder text = new StringBuilder();
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String field = parser.currentName();
+            JsonToken value = parser.nextToken();
+            if (("type".equals(field) || "code".equals(field)) && value == JsonToken.VALUE_STRING) {
+                text.append(parser.getString()).append(' ');
+            }
+            else {
+                parser.skipChildren();
+            }
+        }
+        return text.toString();
     }
 
     private static String errorType(String text) {

@@ -91,6 +91,38 @@ class StreamSettlementTests {
     }
 
     @Test
+    void textThatSaysErrorIsContentNotAnErrorEvent() throws IOException {
+        String stream = """
+                event: content_block_delta
+                data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"error"}}
+
+                event: content_block_delta
+                data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\"error\\": none"}}
+
+                data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"error"}}]}
+
+                """;
+        StreamSettlement response = response(stream);
+        response.body().readAllBytes();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
+            assertThat(outcome.errorType()).isNull();
+            assertThat(outcome.complete()).isTrue();
+        });
+    }
+
+    @Test
+    void openAiErrorChunkInsideA200StreamIsReported() throws IOException {
+        String stream = """
+                data: {"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}
+
+                """;
+        StreamSettlement response = response(stream);
+        response.body().readAllBytes();
+        assertThat(this.outcomes).singleElement()
+            .satisfies((outcome) -> assertThat(outcome.errorType()).isEqualTo("rate_limit_exceeded"));
+    }
+
+    @Test
     void closingBeforeTheEndReportsAnIncompleteStreamOnce() throws IOException {
         StreamSettlement response = response(ANTHROPIC_STREAM);
         response.body().readNBytes(100);
