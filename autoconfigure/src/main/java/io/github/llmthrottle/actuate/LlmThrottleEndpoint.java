@@ -79,7 +79,7 @@ public class LlmThrottleEndpoint {
     /**
      * Changes the limits of one client and model; the next admission uses them. Values
      * not given keep their current setting; {@code reset} restores the configured limits
-     * first.
+     * first and ends a model-wide pause after a 429.
      * @param client the client name
      * @param model the model name
      * @param requestsPerMinute the new request limit, or {@code null} to keep it
@@ -87,7 +87,7 @@ public class LlmThrottleEndpoint {
      * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
      * @param maxConcurrency the new concurrency ceiling, or {@code null} to keep it
      * @param reset whether to start from the configured limits rather than the current
-     * ones
+     * ones, and end a pause in force
      * @return the new state, or {@code null} (404) when the client or model is unknown
      * @throws InvalidEndpointRequestException (400) when a value is not positive
      */
@@ -111,6 +111,9 @@ public class LlmThrottleEndpoint {
                     orElse(inputTokensPerMinute, current.inputTokensPerMinute()),
                     orElse(outputTokensPerMinute, current.outputTokensPerMinute()),
                     orElse(maxConcurrency, current.maxConcurrency())));
+        if (Boolean.TRUE.equals(reset)) {
+            found.getLimiter().endPause();
+        }
         return describe(found);
     }
 

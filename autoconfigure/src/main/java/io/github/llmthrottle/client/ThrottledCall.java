@@ -277,7 +277,7 @@ final class ThrottledCall<R extends ProviderResponse> {
             }
             Duration serverWait = classification.serverWait();
             if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
-                ThrottledCall.this.model.limiter.pause(serverWait);
+                pauseModel(serverWait);
             }
             if (classification.retryable()) {
                 permit.settle(ThrottledCall.this.admission.inputTokens(), 0);
@@ -312,7 +312,7 @@ final class ThrottledCall<R extends ProviderResponse> {
                                 RetryAfter serverWait = RetryAfter.fromHeaders(headers,
                                         ThrottledCall.this.client.time.clock());
                                 if (serverWait != null) {
-                                    ThrottledCall.this.model.limiter.pause(serverWait.duration());
+                                    pauseModel(serverWait.duration());
                                 }
                             }
                             permit.release((attemptOutcome != Outcome.SUCCESS) ? Permit.Outcome.DROPPED
@@ -379,6 +379,17 @@ final class ThrottledCall<R extends ProviderResponse> {
             case RATE_LIMITED, OVERLOADED, TIMEOUT -> true;
             default -> classification.status() == 503;
         };
+    }
+
+    /**
+     * Holds every call of the model for the server's wait after a 429, but never longer
+     * than {@code max-retry-after}: a longer wait (a reset a day away, a garbage value)
+     * fails the calls that would sleep it anyway, and must not stall the model for
+     * longer.
+     */
+    private void pauseModel(Duration serverWait) {
+        Duration cap = this.client.settings.retry().maxRetryAfter();
+        this.model.limiter.pause((serverWait.compareTo(cap) > 0) ? cap : serverWait);
     }
 
     private void calibrate(@Nullable RateLimitSnapshot snapshot) {

@@ -319,6 +319,14 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
+     * Ends a pause in force now (an operator's decision, through the endpoint's
+     * {@code reset}); waiting calls are admitted as the buckets allow.
+     */
+    public void endPause() {
+        update(this.pause::cancel);
+    }
+
+    /**
      * Replaces the configured limits; the next admission uses them. Limits learned from
      * the provider's headers are forgotten until the next response reports them again.
      * @param newLimits the new limits

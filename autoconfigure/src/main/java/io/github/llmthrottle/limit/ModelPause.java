@@ -48,6 +48,15 @@ final class ModelPause {
         }
     }
 
+    /** Ends a pause in force and the spread-out release after it. */
+    void cancel(long now) {
+        if (this.until > now) {
+            this.until = now;
+        }
+        this.spacingOut = false;
+        this.nextRelease = Long.MIN_VALUE;
+    }
+
     /** Whether the pause holds calls at {@code now}. */
     boolean holds(long now) {
         return now < this.until;

@@ -1,5 +1,8 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.time.Duration;
+
+import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.actuate.CircuitStateSource;
 import io.github.llmthrottle.actuate.LlmThrottleEndpoint;
 import io.github.llmthrottle.actuate.LlmThrottleEndpointWebExtension;
@@ -36,6 +39,20 @@ class LlmThrottleEndpointAutoConfigurationTests {
             assertThat(endpoint.clients().clients()).containsOnlyKeys("anthropic");
             assertThat(endpoint.model("anthropic", "opus").circuit()).isEqualTo(CircuitState.CLOSED);
             assertThat(endpoint.model("anthropic", "unknown")).isNull();
+        });
+    }
+
+    @Test
+    void resetEndsAModelWidePause() {
+        this.runner.withPropertyValues("management.endpoints.web.exposure.include=llmthrottle").run((context) -> {
+            LlmThrottleEndpoint endpoint = context.getBean(LlmThrottleEndpoint.class);
+            context.getBean(LlmThrottleRegistry.class)
+                .getClient("anthropic")
+                .model("opus")
+                .getLimiter()
+                .pause(Duration.ofMinutes(10));
+            assertThat(endpoint.model("anthropic", "opus").pausedUntil()).isNotNull();
+            assertThat(endpoint.updateLimits("anthropic", "opus", null, null, null, null, true).pausedUntil()).isNull();
         });
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 
 import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.actuate.ProviderSignals;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
@@ -132,6 +133,17 @@ class ThrottledClientTests {
             .isThrownBy(() -> noRetries.exchange(request(REQUEST), this.provider));
         assertThat(noRetries.model(MODEL).getLimiter().state().pausedUntil())
             .isEqualTo(this.clock.instant().plusSeconds(5));
+    }
+
+    @Test
+    void aServerWaitLongerThanMaxRetryAfterPausesTheModelForMaxRetryAfterOnly() {
+        ThrottledClient noRetries = client(ModelLimits.UNLIMITED, new RetrySettings(0, Duration.ofMillis(500), 2.0,
+                Duration.ofSeconds(30), Jitter.NONE, true, Duration.ofSeconds(60)));
+        this.provider.then(429, RATE_LIMITED, "retry-after", "31536000");
+        assertThatExceptionOfType(LlmThrottleException.class)
+            .isThrownBy(() -> noRetries.exchange(request(REQUEST), this.provider));
+        assertThat(noRetries.model(MODEL).getLimiter().state().pausedUntil())
+            .isEqualTo(this.clock.instant().plusSeconds(60));
     }
 
     @Test
