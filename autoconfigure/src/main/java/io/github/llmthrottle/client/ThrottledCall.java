@@ -256,6 +256,7 @@ final class ThrottledCall<R extends ProviderResponse> {
                 }
                 Usage usage = ThrottledCall.this.client.usageReader.read(body);
                 if (usage != null) {
+                    usage = sane(usage);
                     permit.settle(usage.inputTokens(), usage.outputTokens());
                     recordUsage(usage);
                 }
@@ -301,6 +302,7 @@ final class ThrottledCall<R extends ProviderResponse> {
                         try {
                             Usage usage = outcome.usage();
                             if (usage != null) {
+                                usage = sane(usage);
                                 permit.settle(usage.inputTokens(), usage.outputTokens());
                                 recordUsage(usage);
                             }
@@ -396,6 +398,10 @@ final class ThrottledCall<R extends ProviderResponse> {
         if (snapshot != null && !snapshot.isEmpty()) {
             this.model.limiter.calibrate(snapshot);
         }
+    }
+
+    private Usage sane(Usage usage) {
+        return UsageBounds.sane(usage, this.model.limiter.limits(), clientName(), modelName());
     }
 
     private void recordUsage(Usage usage) {

@@ -191,6 +191,25 @@ class ThrottledClientTests {
     }
 
     @Test
+    void negativeUsageNeverFailsAPaidSuccess() throws IOException {
+        this.provider.then(200, """
+                {"id":"msg_1","type":"message","usage":{"input_tokens":-12,"output_tokens":-1}}""");
+        assertThat(this.client.exchange(request(REQUEST), this.provider).status()).isEqualTo(200);
+        assertThat(totals().inputTokens()).isZero();
+        assertThat(totals().succeeded()).isEqualTo(1);
+    }
+
+    @Test
+    void implausibleUsageHoldsTheModelBackForAMinuteAtMost() throws IOException {
+        this.provider.then(200, """
+                {"id":"msg_1","type":"message","usage":{"input_tokens":1000000000000,"output_tokens":40}}""");
+        this.client.exchange(request(REQUEST), this.provider);
+        // 100,000 input tokens per minute: settled as one minute's worth, not 10^12
+        assertThat(totals().inputTokens()).isEqualTo(100_000);
+        assertThat(this.client.model(MODEL).getLimiter().state().available().inputTokens()).isZero();
+    }
+
+    @Test
     void streamIsPassedThroughAndSettledFromItsEventsWhenItEnds() throws IOException {
         this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
         ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),

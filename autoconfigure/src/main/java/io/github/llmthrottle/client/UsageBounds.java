@@ -1,0 +1,47 @@
+package io.github.llmthrottle.client;
+
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.provider.Usage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keeps the usage a provider reports within sane bounds before it settles a reservation:
+ * a negative count becomes 0, and a count above ten minutes of the model's limit (a
+ * proxy's garbage, a unit mix-up) becomes one minute's worth, so it can hold the model
+ * back for a minute at most (with a Redis store, the whole fleet). Either is logged. A
+ * paid 200 never fails because of its usage.
+ */
+final class UsageBounds {
+
+    private static final Log logger = LogFactory.getLog(UsageBounds.class);
+
+    private static final long INSANE_MINUTES = 10;
+
+    private UsageBounds() {
+    }
+
+    static Usage sane(Usage usage, ModelLimits limits, String client, String model) {
+        long input = bound(usage.inputTokens(), limits.inputTokensPerMinute());
+        long output = bound(usage.outputTokens(), limits.outputTokensPerMinute());
+        if (input == usage.inputTokens() && output == usage.outputTokens()) {
+            return usage;
+        }
+        logger.warn("Client '" + client + "', model '" + model + "': the provider reported implausible usage (input "
+                + usage.inputTokens() + ", output " + usage.outputTokens() + " tokens); settled as input " + input
+                + ", output " + output);
+        return new Usage(input, output);
+    }
+
+    private static long bound(long tokens, @Nullable Long perMinute) {
+        if (tokens < 0) {
+            return 0;
+        }
+        if (perMinute != null && tokens / INSANE_MINUTES > perMinute) {
+            return perMinute;
+        }
+        return tokens;
+    }
+
+}
