@@ -22,7 +22,8 @@ import org.springframework.web.client.RestClient;
  * Registers one {@code RestClient} bean named {@code NAMERestClient} for each client
  * under {@code llm.throttle.clients}, built by the {@link ThrottledRestClientFactory},
  * unless the application already defines a bean of that name (it backs off, as a
- * {@code @ConditionalOnMissingBean} would).
+ * {@code @ConditionalOnMissingBean} would). The beans are fallbacks: an application's own
+ * {@code RestClient} wins injection by type.
  */
 final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
 
@@ -56,6 +57,9 @@ final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistr
             }
             RootBeanDefinition definition = new RootBeanDefinition(RestClient.class);
             definition.setDescription("Throttled RestClient of llm-throttle client '" + name + "'");
+            // a fallback: injected by name or qualifier, or by type when it is the only
+            // RestClient, but never making the application's own RestClient ambiguous
+            definition.setFallback(true);
             definition.setInstanceSupplier(() -> beanFactory.getBean(ThrottledRestClientFactory.class).create(name));
             registry.registerBeanDefinition(beanName, definition);
         }

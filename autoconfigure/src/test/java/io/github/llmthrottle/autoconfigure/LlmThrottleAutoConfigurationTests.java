@@ -17,6 +17,7 @@ import io.github.llmthrottle.time.FakeClock;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -89,6 +90,19 @@ class LlmThrottleAutoConfigurationTests {
     void singleClientRestClientIsInjectableByType() {
         this.runner.withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic")
             .run((context) -> assertThat(context).hasSingleBean(RestClient.class));
+    }
+
+    @Test
+    void theApplicationsOwnRestClientStaysInjectableByTypeAndOursByQualifier() {
+        this.runner.withUserConfiguration(ApplicationRestClient.class, RestClientUsers.class)
+            .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                RestClientUsers users = context.getBean(RestClientUsers.class);
+                assertThat(users.byType).isSameAs(ApplicationRestClient.CLIENT);
+                assertThat(users.byQualifier).isSameAs(context.getBean("anthropicRestClient"))
+                    .isNotSameAs(ApplicationRestClient.CLIENT);
+            });
     }
 
     @Test
@@ -282,6 +296,31 @@ class LlmThrottleAutoConfigurationTests {
         @Bean
         RestClient anthropicRestClient() {
             return CLIENT;
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ApplicationRestClient {
+
+        static final RestClient CLIENT = RestClient.create("https://example.com");
+
+        @Bean
+        RestClient applicationRestClient() {
+            return CLIENT;
+        }
+
+    }
+
+    static class RestClientUsers {
+
+        final RestClient byType;
+
+        final RestClient byQualifier;
+
+        RestClientUsers(RestClient byType, @Qualifier("anthropicRestClient") RestClient byQualifier) {
+            this.byType = byType;
+            this.byQualifier = byQualifier;
         }
 
     }
