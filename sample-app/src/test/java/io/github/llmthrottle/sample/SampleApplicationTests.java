@@ -1,14 +1,18 @@
 package io.github.llmthrottle.sample;
 
+import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.test.LlmSimulator;
+import org.apache.catalina.connector.Connector;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,6 +33,9 @@ class SampleApplicationTests {
     private DemoRun demo;
 
     @Autowired
+    private ServletWebServerApplicationContext context;
+
+    @Autowired
     private LlmSimulator simulator;
 
     @Test
@@ -39,6 +46,14 @@ class SampleApplicationTests {
         assertThat(progress.finished()).isEqualTo(30);
         assertThat(progress.failed()).isZero();
         assertThat(this.simulator.stats().attempts()).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    void servesOnLoopbackOnlyBecauseItsEndpointGrantsWrites() throws Exception {
+        Connector connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
+        Object address = connector.getProperty("address");
+        assertThat(address).isInstanceOf(InetAddress.class);
+        assertThat(((InetAddress) address).isLoopbackAddress()).isTrue();
     }
 
     @Test
