@@ -3,8 +3,10 @@ package io.github.llmthrottle.limit;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
@@ -57,6 +59,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
     private final int[] queuedByPriority = new int[Priority.values().length];
 
+    /** Waiting calls per tenant, for the share one tenant may hold. */
+    private final Map<String, Integer> queuedByTenant = new HashMap<>();
+
     private long sequence;
 
     private @Nullable Waiter timerOwner;
@@ -85,8 +90,29 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), arrival),
                 deadline, condition);
         this.waiters.add(waiter);
-        this.queuedByPriority[request.priority().ordinal()]++;
+        counted(waiter, 1);
         return waiter;
+    }
+
+    private void counted(Waiter waiter, int delta) {
+        this.queuedByPriority[waiter.request.priority().ordinal()] += delta;
+        String tenant = waiter.request.tenant();
+        if (tenant != null) {
+            this.queuedByTenant.merge(tenant, delta, (a, b) -> (a + b == 0) ? null : a + b);
+        }
+    }
+
+    /**
+     * The places one tenant may hold: half of the capacity (at least one), so a tenant
+     * held back by its own quota leaves room for the others.
+     */
+    int tenantShare() {
+        return Math.max(1, this.capacity / 2);
+    }
+
+    /** Whether {@code tenant} holds more places than its share. */
+    boolean isOverTenantShare(@Nullable String tenant) {
+        return tenant != null && this.queuedByTenant.getOrDefault(tenant, 0) > tenantShare();
     }
 
     /** Whether more calls wait than the capacity allows. */
@@ -97,7 +123,7 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
     /** Takes a waiter out of the queue, if it is still in it. */
     void remove(Waiter waiter) {
         if (this.waiters.remove(waiter)) {
-            this.queuedByPriority[waiter.request.priority().ordinal()]--;
+            counted(waiter, -1);
         }
     }
 
@@ -134,7 +160,7 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
             long retry = gate.examine(waiter, now);
             if (waiter.permit != null || waiter.failure != null) {
                 iterator.remove();
-                this.queuedByPriority[waiter.request.priority().ordinal()]--;
+                counted(waiter, -1);
                 continue;
             }
             wake = Math.min(wake, retry);

@@ -42,20 +42,20 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <h2>Admission</h2> A call joins the {@link AdmissionQueue} (or fails with
- * {@link QueueFullException} if it cannot be admitted at once and finds the queue full).
- * The head of the queue is admitted as soon as the model's buckets hold what it needs, a
- * concurrency slot is free, and no pause holds; nobody behind a call blocked by the
- * model's resources goes ahead of it. A call of a tenant with {@link TenantLimits} also
- * needs its tenant's buckets; a call held back only by those keeps its place, but calls
- * of other tenants go ahead of it. An admitted attempt takes what it needs from every
- * bucket at once, or nothing ({@link Reservation}). An attempt that needs more than a
- * whole bucket fails at once with {@link DemandExceedsLimitException} (or
- * {@link TenantQuotaExceededException} for a tenant bucket): it could never fit; a
- * waiting call fails the same way when the limits are lowered below what it needs. A call
- * that is interrupted or whose wait is over leaves the queue, giving back a permit
- * granted to it in the meantime; when its tenant's buckets were what held it, a timeout
- * fails with {@link TenantQuotaExceededException}, otherwise with
- * {@link AdmissionTimeoutException}.
+ * {@link QueueFullException} if it cannot be admitted at once and finds the queue full,
+ * or its tenant already holding half of it). The head of the queue is admitted as soon as
+ * the model's buckets hold what it needs, a concurrency slot is free, and no pause holds;
+ * nobody behind a call blocked by the model's resources goes ahead of it. A call of a
+ * tenant with {@link TenantLimits} also needs its tenant's buckets; a call held back only
+ * by those keeps its place, but calls of other tenants go ahead of it. An admitted
+ * attempt takes what it needs from every bucket at once, or nothing
+ * ({@link Reservation}). An attempt that needs more than a whole bucket fails at once
+ * with {@link DemandExceedsLimitException} (or {@link TenantQuotaExceededException} for a
+ * tenant bucket): it could never fit; a waiting call fails the same way when the limits
+ * are lowered below what it needs. A call that is interrupted or whose wait is over
+ * leaves the queue, giving back a permit granted to it in the meantime; when its tenant's
+ * buckets were what held it, a timeout fails with {@link TenantQuotaExceededException},
+ * otherwise with {@link AdmissionTimeoutException}.
  *
  * <p>
  * Waiting happens only in the injected {@link TimeSource}'s
@@ -186,6 +186,12 @@ public final class ModelLimiter implements Admission {
             if (waiter.permit == null && waiter.failure == null && this.queue.isOverCapacity()) {
                 leave(waiter);
                 throw new QueueFullException(this.client, this.model, this.queue.capacity(), null);
+            }
+            String tenant = waiter.request.tenant();
+            if (waiter.permit == null && waiter.failure == null && this.queue.isOverTenantShare(tenant)) {
+                leave(waiter);
+                throw new QueueFullException(this.client, this.model, tenant, this.queue.tenantShare(),
+                        this.queue.capacity());
             }
             while (true) {
                 if (waiter.permit != null) {

@@ -188,6 +188,24 @@ class ModelLimiterQueueTests {
     }
 
     @Test
+    void aTenantHeldByItsOwnQuotaHoldsAtMostHalfOfTheQueueAndOthersStillGetIn() throws Exception {
+        this.capacity = 4;
+        this.tenants = (tenant) -> "greedy".equals(tenant) ? new TenantLimits(1L, null, null) : null;
+        ModelLimiter limiter = limiter(rpm(100));
+        limiter.acquire(new AdmissionRequest(Priority.BATCH, "greedy", 0, 0, null));
+        enqueue(limiter, Priority.BATCH, "greedy", 0);
+        enqueue(limiter, Priority.BATCH, "greedy", 0);
+        AsyncAcquire third = enqueue(limiter, Priority.BATCH, "greedy", 0);
+        await().atMost(PATIENCE).until(() -> third.result.isDone());
+        assertThat(third.failure()).isInstanceOf(QueueFullException.class)
+            .hasMessageContaining("Tenant 'greedy'")
+            .hasMessageContaining("2 of 4 places");
+        assertThat(limiter.state().queued().total()).isEqualTo(2);
+        AsyncAcquire modest = enqueue(limiter, Priority.BATCH, "modest", 0);
+        awaitAdmitted(modest);
+    }
+
+    @Test
     void callHeldByItsTenantFailsWithTenantQuotaExceeded() throws Exception {
         this.tenants = (tenant) -> new TenantLimits(1L, null, null);
         ModelLimiter limiter = limiter(rpm(100));
