@@ -5,11 +5,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The default {@link TokenEstimator}: characters of prompt text divided by a
- * characters-per-token ratio, starting at 4 (English prose) and corrected per model from
- * the usage the provider returns, as an exponentially weighted moving average. The ratio
- * is kept within [1, 8] so one odd response cannot derail it; the estimate leans high (it
- * is rounded up and a small per-request overhead is added) because underestimating is
- * what causes 429s.
+ * characters-per-token ratio, plus the estimated tokens of images and documents, starting
+ * at 4 (English prose) and corrected per model from the usage the provider returns, as an
+ * exponentially weighted moving average. The ratio is kept within [1, 8] so one odd
+ * response cannot derail it; the estimate leans high (it is rounded up and a small
+ * per-request overhead is added) because underestimating is what causes 429s.
  */
 public final class CharacterTokenEstimator implements TokenEstimator {
 
@@ -27,16 +27,17 @@ public final class CharacterTokenEstimator implements TokenEstimator {
 
     @Override
     public long estimateInputTokens(String model, LlmRequest request) {
-        if (request.textCharacters() == 0 && request.bodyBytes() == 0) {
+        if (request.textCharacters() == 0 && request.mediaTokens() == 0 && request.bodyBytes() == 0) {
             return 0;
         }
         double ratio = ratio(model);
-        return OVERHEAD_TOKENS + (long) Math.ceil(request.textCharacters() / ratio);
+        return OVERHEAD_TOKENS + (long) Math.ceil(request.textCharacters() / ratio) + request.mediaTokens();
     }
 
     @Override
     public void observe(String model, LlmRequest request, long actualInputTokens) {
-        long textTokens = actualInputTokens - OVERHEAD_TOKENS;
+        // images and documents are estimated apart: only the text teaches the ratio
+        long textTokens = actualInputTokens - OVERHEAD_TOKENS - request.mediaTokens();
         if (request.textCharacters() < 200 || textTokens <= 0) {
             return;
         }

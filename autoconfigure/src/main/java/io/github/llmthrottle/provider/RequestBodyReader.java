@@ -52,7 +52,7 @@ public final class RequestBodyReader {
         Long maxTokens = null;
         boolean stream = false;
         boolean includeUsage = false;
-        long characters = 0;
+        Prompt prompt = new Prompt();
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             return LlmRequest.unknown(bodyBytes);
         }
@@ -67,7 +67,7 @@ public final class RequestBodyReader {
                 case "stream_options" -> includeUsage = includeUsage(parser, value);
                 default -> {
                     if (PROMPT_FIELDS.contains(field)) {
-                        characters += countText(parser, value);
+                        count(parser, value, field, null, prompt);
                     }
                     else {
                         parser.skipChildren();
@@ -75,7 +75,7 @@ public final class RequestBodyReader {
                 }
             }
         }
-        return new LlmRequest(model, maxTokens, stream, includeUsage, characters, bodyBytes);
+        return new LlmRequest(model, maxTokens, stream, includeUsage, prompt.characters, prompt.mediaTokens, bodyBytes);
     }
 
     private static @Nullable Long longValue(JsonParser parser, JsonToken value, @Nullable Long current) {
@@ -108,31 +108,78 @@ public final class RequestBodyReader {
 
     /**
      * Counts the characters of every string value (not property names) in the current
-     * value.
+     * value, except images and documents, whose tokens are estimated apart
+     * ({@link MediaTokens}): Anthropic's base64 {@code source.data} and
+     * {@code source.url}, OpenAI's {@code image_url} (data URL or link),
+     * {@code file_data} and {@code input_audio.data}.
      */
-    private static long countText(JsonParser parser, JsonToken value) {
-        if (value == JsonToken.VALUE_STRING) {
-            return parser.getStringLength();
-        }
-        if (value != JsonToken.START_OBJECT && value != JsonToken.START_ARRAY) {
-            return 0;
-        }
-        long characters = 0;
-        int depth = 1;
-        while (depth > 0) {
-            JsonToken token = parser.nextToken();
-            if (token == null) {
-                break;
-            }
-            switch (token) {
-                case START_OBJECT, START_ARRAY -> depth++;
-                case END_OBJECT, END_ARRAY -> depth--;
-                case VALUE_STRING -> characters += parser.getStringLength();
-                default -> {
+    private static void count(JsonParser parser, JsonToken value, @Nullable String field, @Nullable String parent,
+            Prompt prompt) {
+        switch (value) {
+            case START_OBJECT -> {
+                while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                    String name = parser.currentName();
+                    count(parser, parser.nextToken(), name, field, prompt);
                 }
             }
+            case START_ARRAY -> {
+                JsonToken token;
+                while ((token = parser.nextToken()) != JsonToken.END_ARRAY && token != null) {
+                    count(parser, token, null, field, prompt);
+                }
+            }
+            case VALUE_STRING -> {
+                if (isMedia(parser, field, parent)) {
+                    prompt.mediaTokens += isLink(parser) ? MediaTokens.MAX_IMAGE_TOKENS
+                            : MediaTokens.ofBase64(parser.getString());
+                }
+                else {
+                    prompt.characters += parser.getStringLength();
+                }
+            }
+            default -> {
+            }
         }
-        return characters;
+    }
+
+    private static boolean isMedia(JsonParser parser, @Nullable String field, @Nullable String parent) {
+        if (field == null) {
+            return false;
+        }
+        return switch (field) {
+            case "data" -> "source".equals(parent) || "input_audio".equals(parent);
+            case "url" -> "source".equals(parent) || "image_url".equals(parent) || startsWith(parser, "data:");
+            case "image_url", "file_data" -> true;
+            default -> false;
+        };
+    }
+
+    /** Whether the current string value is a link rather than inline data. */
+    private static boolean isLink(JsonParser parser) {
+        return startsWith(parser, "http:") || startsWith(parser, "https:");
+    }
+
+    private static boolean startsWith(JsonParser parser, String prefix) {
+        if (parser.getStringLength() < prefix.length()) {
+            return false;
+        }
+        char[] chars = parser.getStringCharacters();
+        int offset = parser.getStringOffset();
+        for (int i = 0; i < prefix.length(); i++) {
+            if (Character.toLowerCase(chars[offset + i]) != prefix.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What the prompt fields hold. */
+    private static final class Prompt {
+
+        long characters;
+
+        long mediaTokens;
+
     }
 
     private static int firstNonWhitespace(byte[] body) {

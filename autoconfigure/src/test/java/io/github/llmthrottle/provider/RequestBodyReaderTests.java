@@ -1,5 +1,6 @@
 package io.github.llmthrottle.provider;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,30 @@ class RequestBodyReaderTests {
 
     private LlmRequest read(String json) {
         return this.reader.read(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void anthropicImagesAndDocumentsAreEstimatedApartFromTheirText() throws IOException {
+        String image = MediaTokensTests.base64Image("png", 800, 600) + "A".repeat(1_000_000);
+        LlmRequest request = read("""
+                {"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":[
+                 {"type":"image","source":{"type":"base64","media_type":"image/png","data":"%s"}},
+                 {"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}},
+                 {"type":"text","text":"What is in these images?"}]}]}
+                """.formatted(image));
+        assertThat(request.textCharacters()).isLessThan(100);
+        assertThat(request.mediaTokens()).isEqualTo(640 + MediaTokens.MAX_IMAGE_TOKENS);
+    }
+
+    @Test
+    void openAiImageUrlsAreEstimatedApartFromTheirText() throws IOException {
+        LlmRequest request = read("""
+                {"model":"gpt-4o","messages":[{"role":"user","content":[
+                 {"type":"text","text":"Describe"},
+                 {"type":"image_url","image_url":{"url":"data:image/jpeg;base64,%s","detail":"high"}}]}]}
+                """.formatted(MediaTokensTests.base64Image("jpg", 300, 200)));
+        assertThat(request.textCharacters()).isLessThan(30);
+        assertThat(request.mediaTokens()).isEqualTo(80);
     }
 
 }
