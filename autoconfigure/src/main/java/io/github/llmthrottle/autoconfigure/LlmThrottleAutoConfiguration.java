@@ -1,7 +1,10 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.time.Duration;
+
 import io.github.llmthrottle.annotation.ThrottledAnnotationBeanPostProcessor;
 import io.github.llmthrottle.client.CompositeThrottleObserver;
+import io.github.llmthrottle.client.IdleStreamReaper;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.TenantResolver;
 import io.github.llmthrottle.client.ThrottleObserver;
@@ -45,6 +48,9 @@ import org.springframework.web.client.RestClient;
 @Import(ThrottledRestClientsRegistrar.class)
 public final class LlmThrottleAutoConfiguration {
 
+    /** How often streamed responses are checked for callers that abandoned them. */
+    private static final Duration IDLE_STREAM_CHECK = Duration.ofSeconds(1);
+
     @Bean
     @ConditionalOnMissingBean
     ThrottleSettings llmThrottleSettings(LlmThrottleProperties properties) {
@@ -85,6 +91,12 @@ public final class LlmThrottleAutoConfiguration {
         return LlmThrottleRegistry.create(settings, limiters, tokenEstimator,
                 tenantResolver.getIfAvailable(() -> TenantResolver.NONE), timeSource,
                 new CompositeThrottleObserver(observers.orderedStream().toList()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdleStreamReaper llmThrottleIdleStreamReaper(LlmThrottleRegistry registry) {
+        return new IdleStreamReaper(registry, IDLE_STREAM_CHECK);
     }
 
     @Bean

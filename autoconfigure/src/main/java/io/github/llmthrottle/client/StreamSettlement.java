@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.provider.UsageReader;
@@ -55,10 +56,17 @@ final class StreamSettlement {
 
     private @Nullable String errorType;
 
-    StreamSettlement(ProviderResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd) {
+    private final LongSupplier clock;
+
+    /** When the caller last opened or read the body, on {@link #clock}. */
+    private volatile long lastActivity;
+
+    StreamSettlement(ProviderResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd, LongSupplier clock) {
         this.delegate = delegate;
         this.usageReader = usageReader;
         this.onEnd = onEnd;
+        this.clock = clock;
+        this.lastActivity = clock.getAsLong();
     }
 
     /**
@@ -89,6 +97,26 @@ final class StreamSettlement {
         finally {
             end(false);
         }
+    }
+
+    /** Whether the stream has ended (read to its end, closed, or expired). */
+    boolean isEnded() {
+        return this.ended.get();
+    }
+
+    /**
+     * Ends a stream its caller has neither read nor closed for longer than
+     * {@code timeoutNanos}: the response is closed and the outcome reported as
+     * incomplete, so the call's concurrency slot and reservation come back.
+     * @param timeoutNanos the longest idle time
+     * @return whether the stream was expired now
+     */
+    boolean expireIfIdle(long timeoutNanos) {
+        if (this.ended.get() || this.clock.getAsLong() - this.lastActivity <= timeoutNanos) {
+            return false;
+        }
+        close();
+        return true;
     }
 
     private void end(boolean complete) {
@@ -272,6 +300,7 @@ final class StreamSettlement {
 
         @Override
         public int read() throws IOException {
+            StreamSettlement.this.lastActivity = StreamSettlement.this.clock.getAsLong();
             int b = super.read();
             if (b < 0) {
                 end(true);
@@ -284,6 +313,7 @@ final class StreamSettlement {
 
         @Override
         public int read(byte[] buffer, int offset, int length) throws IOException {
+            StreamSettlement.this.lastActivity = StreamSettlement.this.clock.getAsLong();
             int n = super.read(buffer, offset, length);
             if (n < 0) {
                 end(true);

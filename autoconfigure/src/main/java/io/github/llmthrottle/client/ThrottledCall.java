@@ -297,33 +297,39 @@ final class ThrottledCall<R extends ProviderResponse> {
          */
         private ThrottledResponse<R> stream(R response, int status, Headers headers, Permit permit) {
             this.handedOver = true;
-            StreamSettlement settlement = new StreamSettlement(response, ThrottledCall.this.client.usageReader,
-                    (outcome) -> {
-                        try {
-                            Usage usage = outcome.usage();
-                            if (usage != null) {
-                                usage = sane(usage);
-                                permit.settle(usage.inputTokens(), usage.outputTokens());
-                                recordUsage(usage);
-                            }
-                            Outcome attemptOutcome = streamOutcome(outcome.errorType());
-                            ended(attemptOutcome, status);
-                            if (attemptOutcome == Outcome.RATE_LIMITED) {
-                                // a rate limit inside a 200 stream (Azure sends
-                                // retry-after with it): pause the model too
-                                RetryAfter serverWait = RetryAfter.fromHeaders(headers,
-                                        ThrottledCall.this.client.time.clock());
-                                if (serverWait != null) {
-                                    pauseModel(serverWait.duration());
-                                }
-                            }
-                            permit.release((attemptOutcome != Outcome.SUCCESS) ? Permit.Outcome.DROPPED
-                                    : outcome.complete() ? Permit.Outcome.SUCCESS : Permit.Outcome.IGNORED);
+            ThrottledClient client = ThrottledCall.this.client;
+            // the settlement, once built: its end takes it off the client's open streams
+            StreamSettlement[] self = new StreamSettlement[1];
+            StreamSettlement settlement = new StreamSettlement(response, client.usageReader, (outcome) -> {
+                if (self[0] != null) {
+                    client.openStreams.remove(self[0]);
+                }
+                try {
+                    Usage usage = outcome.usage();
+                    if (usage != null) {
+                        usage = sane(usage);
+                        permit.settle(usage.inputTokens(), usage.outputTokens());
+                        recordUsage(usage);
+                    }
+                    Outcome attemptOutcome = streamOutcome(outcome.errorType());
+                    ended(attemptOutcome, status);
+                    if (attemptOutcome == Outcome.RATE_LIMITED) {
+                        // a rate limit inside a 200 stream (Azure sends
+                        // retry-after with it): pause the model too
+                        RetryAfter serverWait = RetryAfter.fromHeaders(headers, ThrottledCall.this.client.time.clock());
+                        if (serverWait != null) {
+                            pauseModel(serverWait.duration());
                         }
-                        finally {
-                            this.circuit.release();
-                        }
-                    });
+                    }
+                    permit.release((attemptOutcome != Outcome.SUCCESS) ? Permit.Outcome.DROPPED
+                            : outcome.complete() ? Permit.Outcome.SUCCESS : Permit.Outcome.IGNORED);
+                }
+                finally {
+                    this.circuit.release();
+                }
+            }, client.time::nanoTime);
+            self[0] = settlement;
+            client.openStreams.add(settlement);
             return ThrottledResponse.streamed(response, settlement);
         }
 

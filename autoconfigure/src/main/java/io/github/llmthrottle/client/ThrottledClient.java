@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -53,6 +54,9 @@ public final class ThrottledClient {
     private final CircuitSettings circuitSettings;
 
     private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
+
+    /** Streamed responses handed out and not ended yet. */
+    final Set<StreamSettlement> openStreams = ConcurrentHashMap.newKeySet();
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
@@ -116,6 +120,27 @@ public final class ThrottledClient {
     public <R extends ProviderResponse> ThrottledResponse<R> exchange(ProviderRequest request,
             ProviderExchange<R> exchange) throws IOException {
         return new ThrottledCall<>(this, request, exchange).run();
+    }
+
+    /**
+     * Ends every streamed response whose caller has neither read nor closed it for longer
+     * than the client's read timeout, so that its concurrency slot and reservation come
+     * back (the response is closed; its attempt ends incomplete). Called periodically by
+     * an {@link IdleStreamReaper}.
+     * @return how many streams were ended
+     */
+    public int expireIdleStreams() {
+        long timeout = this.settings.readTimeout().toNanos();
+        int expired = 0;
+        for (StreamSettlement stream : this.openStreams) {
+            if (stream.expireIfIdle(timeout)) {
+                expired++;
+            }
+            if (stream.isEnded()) {
+                this.openStreams.remove(stream);
+            }
+        }
+        return expired;
     }
 
     /**

@@ -132,7 +132,7 @@ class StreamSettlementTests {
     }
 
     private StreamSettlement response(String body) {
-        return new StreamSettlement(new FixedResponse(body), new UsageReader(), this.outcomes::add);
+        return new StreamSettlement(new FixedResponse(body), new UsageReader(), this.outcomes::add, () -> 0L);
     }
 
     private static final class FixedResponse implements ProviderResponse {

@@ -265,6 +265,24 @@ class ThrottledClientTests {
     }
 
     @Test
+    void streamNeitherReadNorClosedGivesBackItsSlotAfterTheReadTimeout() throws IOException {
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        response.body().readNBytes(10);
+        this.clock.advance(Duration.ofMillis(900));
+        assertThat(this.client.expireIdleStreams()).isZero();
+        assertThat(this.client.model(MODEL).getLimiter().state().inFlight()).isEqualTo(1);
+        // the client's read timeout is 1 s
+        this.clock.advance(Duration.ofMillis(200));
+        assertThat(this.client.expireIdleStreams()).isEqualTo(1);
+        assertThat(this.client.model(MODEL).getLimiter().state().inFlight()).isZero();
+        assertThat(this.provider.sent().get(0).closed).isTrue();
+        assertThat(this.attempts).containsExactly("SUCCESS 200");
+        assertThat(this.client.expireIdleStreams()).isZero();
+    }
+
+    @Test
     void streamClosedBeforeItsEndStillEndsItsAttemptOnce() throws IOException {
         this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
         ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
