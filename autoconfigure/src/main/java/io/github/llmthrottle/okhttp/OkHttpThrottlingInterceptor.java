@@ -1,0 +1,164 @@
+package io.github.llmthrottle.okhttp;
+
+import java.io.IOException;
+import java.util.Locale;
+
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledResponse;
+import io.github.llmthrottle.provider.RequestBodyReader;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import okio.Buffer;
+import okio.Okio;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The OkHttp interceptor that throttles every request an {@code OkHttpClient} sends to a
+ * configured client's base URL (the official SDKs under Spring AI's Anthropic and OpenAI
+ * models): each such request goes through the client's call pipeline
+ * ({@link ThrottledClient#exchange}), every other request passes through untouched.
+ * <p>
+ * One retry layer: llm-throttle retries, so every response handed back carries
+ * {@code x-should-retry: false}, which the SDKs' own retry loops obey, and a throttling
+ * failure is thrown as the {@link io.github.llmthrottle.LlmThrottleException} it is (on
+ * OkHttp's synchronous path a runtime exception of an interceptor reaches the caller as
+ * is, and the SDKs retry only I/O errors).
+ * <p>
+ * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
+ * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
+ * calling thread, or as the carrier headers {@link #PRIORITY_HEADER} and
+ * {@link #TENANT_HEADER}, which travel with the request to another thread and are removed
+ * before it reaches the provider.
+ */
+public final class OkHttpThrottlingInterceptor implements Interceptor {
+
+    /** Carrier header: the priority ({@link Priority} name) of the request. */
+    public static final String PRIORITY_HEADER = "X-Llm-Throttle-Priority";
+
+    /** Carrier header: the tenant of the request. */
+    public static final String TENANT_HEADER = "X-Llm-Throttle-Tenant";
+
+    /** The header of the Stainless SDKs' retry loops that says whether to retry. */
+    static final String SHOULD_RETRY_HEADER = "x-should-retry";
+
+    private static final String EVENT_STREAM = "text/event-stream";
+
+    private final LlmThrottleRegistry registry;
+
+    private final RequestBodyReader requestReader = new RequestBodyReader();
+
+    public OkHttpThrottlingInterceptor(LlmThrottleRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public Response intercept(Chain chain) throws IOException {
+        Request request = chain.request();
+        ThrottledClient client = this.registry.resolve(request.url().uri());
+        // a request already throttled by an outer instance (the interceptor added twice
+        // to one client) is sent as it is
+        if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null) {
+            return chain.proceed(withoutCarrierHeaders(request).build());
+        }
+        RequestBody requestBody = request.body();
+        byte[] body = bytes(requestBody);
+        // the body as bytes, so that every attempt sends it again (an SDK's body may be
+        // one-shot)
+        Request outgoing = withoutCarrierHeaders(request).tag(OkHttpThrottlingInterceptor.class, this)
+            .method(request.method(),
+                    (requestBody != null) ? RequestBody.create(body, requestBody.contentType()) : null)
+            .build();
+        ProviderRequest providerRequest = new ProviderRequest(request.method(), request.url().uri(),
+                request.headers()::values, body, acceptsEventStream(request));
+        ThrottledResponse<OkHttpProviderResponse> response;
+        try (ThrottleContext.Scope scope = callerContext(request, client, body)) {
+            response = client.exchange(providerRequest, () -> new OkHttpProviderResponse(chain.proceed(outgoing)));
+        }
+        try {
+            return toResponse(response);
+        }
+        catch (IOException | RuntimeException ex) {
+            response.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The context the call runs with: a {@code @Throttled} invocation's own, else the
+     * caller's priority and tenant as a context of the resolved client.
+     */
+    private ThrottleContext.Scope callerContext(Request request, ThrottledClient client, byte[] body) {
+        ThrottleContext current = ThrottleContext.current();
+        if (current != null && current.getClient().equals(client.getName())) {
+            return () -> {
+            };
+        }
+        CallerThrottleParameters parameters = carriedParameters(request);
+        if (parameters == null) {
+            parameters = CallerThrottleParameters.current();
+        }
+        if (parameters == null) {
+            return () -> {
+            };
+        }
+        String model = this.requestReader.read(body).model();
+        if (model == null) {
+            String defaultModel = client.getSettings().defaultModel();
+            model = (defaultModel != null) ? defaultModel : "default";
+        }
+        return ThrottleContext
+            .open(new ThrottleContext(client.getName(), model, parameters.priority(), parameters.tenant(), 0, null));
+    }
+
+    private static @Nullable CallerThrottleParameters carriedParameters(Request request) {
+        String priority = request.header(PRIORITY_HEADER);
+        String tenant = request.header(TENANT_HEADER);
+        if (priority == null && tenant == null) {
+            return null;
+        }
+        return new CallerThrottleParameters(
+                (priority != null) ? Priority.valueOf(priority.strip().toUpperCase(Locale.ROOT)) : Priority.NORMAL,
+                tenant);
+    }
+
+    private static Request.Builder withoutCarrierHeaders(Request request) {
+        return request.newBuilder().removeHeader(PRIORITY_HEADER).removeHeader(TENANT_HEADER);
+    }
+
+    private static byte[] bytes(@Nullable RequestBody body) throws IOException {
+        if (body == null) {
+            return new byte[0];
+        }
+        Buffer buffer = new Buffer();
+        body.writeTo(buffer);
+        return buffer.readByteArray();
+    }
+
+    private static boolean acceptsEventStream(Request request) {
+        return request.headers("Accept").stream().anyMatch((accept) -> accept.contains(EVENT_STREAM));
+    }
+
+    /**
+     * The pipeline's response as OkHttp's: the provider's status and headers, the body
+     * the pipeline hands out (bytes in memory, or the live stream settled as it is read,
+     * of unknown length), and {@code x-should-retry: false}.
+     */
+    private static Response toResponse(ThrottledResponse<OkHttpProviderResponse> throttled) throws IOException {
+        Response response = throttled.response().response();
+        ResponseBody original = response.body();
+        MediaType contentType = (original != null) ? original.contentType() : null;
+        byte[] buffered = throttled.bufferedBody();
+        ResponseBody body = (buffered != null) ? ResponseBody.create(buffered, contentType)
+                : ResponseBody.create(Okio.buffer(Okio.source(throttled.body())), contentType, -1);
+        return response.newBuilder().header(SHOULD_RETRY_HEADER, "false").body(body).build();
+    }
+
+}
