@@ -3,6 +3,7 @@ package io.github.llmthrottle.okhttp;
 import java.io.IOException;
 import java.util.Locale;
 
+import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -28,9 +29,11 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * One retry layer: llm-throttle retries, so every response handed back carries
  * {@code x-should-retry: false}, which the SDKs' own retry loops obey, and a throttling
- * failure is thrown as the {@link io.github.llmthrottle.LlmThrottleException} it is (on
- * OkHttp's synchronous path a runtime exception of an interceptor reaches the caller as
- * is, and the SDKs retry only I/O errors).
+ * failure is thrown as the {@link LlmThrottleException} it is (on OkHttp's synchronous
+ * path a runtime exception of an interceptor reaches the caller as is, and the SDKs retry
+ * only I/O errors). On OkHttp's asynchronous path (an enqueued call: the SDKs' async
+ * clients, Spring AI's {@code stream()}) it is the cause of the {@link IOException} the
+ * call fails with, since OkHttp would otherwise rethrow it on its dispatcher thread.
  * <p>
  * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
  * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
@@ -50,6 +53,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     static final String SHOULD_RETRY_HEADER = "x-should-retry";
 
     private static final String EVENT_STREAM = "text/event-stream";
+
+    private static final String ASYNC_CALL_THREAD_PREFIX = "OkHttp ";
 
     private final LlmThrottleRegistry registry;
 
@@ -81,6 +86,16 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         ThrottledResponse<OkHttpProviderResponse> response;
         try (ThrottleContext.Scope scope = callerContext(request, client, body)) {
             response = client.exchange(providerRequest, () -> new OkHttpProviderResponse(chain.proceed(outgoing)));
+        }
+        catch (LlmThrottleException ex) {
+            if (onAsyncCallThread()) {
+                // OkHttp's async path would report a runtime exception as
+                // IOException("canceled due to ...") with the original only suppressed,
+                // and rethrow it on the dispatcher thread, uncaught: hand it over as the
+                // cause of the call's failure instead
+                throw new IOException(ex.getMessage(), ex);
+            }
+            throw ex;
         }
         try {
             return toResponse(response);
@@ -127,6 +142,15 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         return new CallerThrottleParameters(
                 (priority != null) ? Priority.valueOf(priority.strip().toUpperCase(Locale.ROOT)) : Priority.NORMAL,
                 tenant);
+    }
+
+    /**
+     * Whether this is an enqueued call running on OkHttp's dispatcher, whose threads
+     * OkHttp names {@code OkHttp <url>} while they run a call (OkHttp 4's
+     * {@code AsyncCall.run}); a synchronous call runs on the caller's own thread.
+     */
+    private static boolean onAsyncCallThread() {
+        return Thread.currentThread().getName().startsWith(ASYNC_CALL_THREAD_PREFIX);
     }
 
     private static Request.Builder withoutCarrierHeaders(Request request) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
@@ -17,6 +18,7 @@ import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
 import io.github.llmthrottle.test.ModelLimits;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,6 +35,7 @@ import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Spring AI 2.0.1's own Anthropic and OpenAI chat models and {@code ChatClient}, through
@@ -166,6 +169,38 @@ class SpringAiThrottlingTests {
             });
     }
 
+    /**
+     * On the async path OkHttp reports an interceptor's failure as an I/O error: the
+     * throttling failure is its cause, and the SDK (whose async retry loop sees it
+     * wrapped in a {@code CompletionException}) does not attempt it again.
+     */
+    @Test
+    void anthropicStream429WithRetryAfterIsAttemptedMaxRetriesPlusOneTimesInAll() {
+        simulator.simulator()
+            .script(CLAUDE, Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"),
+                    Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"));
+        this.anthropic.withPropertyValues("llm.throttle.retry.max-retries=2", "spring.ai.anthropic.max-retries=3")
+            .run((context) -> {
+                Throwable failure = catchThrowable(() -> streamAll(context));
+                assertThat(failure).isInstanceOf(AnthropicIoException.class);
+                assertThat(throttlingCause(failure)).isInstanceOf(RetriesExhaustedException.class);
+                assertThat(simulator.simulator().stats(CLAUDE).attempts()).isEqualTo(3);
+            });
+    }
+
+    @Test
+    void openAiStream429WithRetryAfterIsAttemptedMaxRetriesPlusOneTimesInAll() {
+        simulator.simulator()
+            .script(GPT, Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"),
+                    Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"));
+        this.openAi.withPropertyValues("llm.throttle.retry.max-retries=2", "spring.ai.openai.max-retries=3")
+            .run((context) -> {
+                Throwable failure = catchThrowable(() -> streamAll(context));
+                assertThat(throttlingCause(failure)).isInstanceOf(RetriesExhaustedException.class);
+                assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(3);
+            });
+    }
+
     @Test
     void advisorParametersGiveTheCallItsPriorityAndTenant() {
         List<String> admitted = new CopyOnWriteArrayList<>();
@@ -184,6 +219,23 @@ class SpringAiThrottlingTests {
                 .content();
             assertThat(admitted).containsExactly("REALTIME/acme");
         });
+    }
+
+    private static List<String> streamAll(ApplicationContext context) {
+        return chatClient(context).prompt("Tell me about token buckets.")
+            .stream()
+            .content()
+            .collectList()
+            .block(Duration.ofSeconds(30));
+    }
+
+    private static @Nullable Throwable throttlingCause(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof LlmThrottleException) {
+                return cause;
+            }
+        }
+        return null;
     }
 
     private static ChatClient chatClient(ApplicationContext context) {
