@@ -15,6 +15,8 @@ import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.core.Ordered;
 
 /**
@@ -24,8 +26,11 @@ import org.springframework.core.Ordered;
  * {@code chatClient.prompt("hi").advisors(a -> a.param("llm.throttle.priority", "REALTIME")).call()}.
  * On {@code call()} they are made current on the caller's thread
  * ({@link CallerThrottleParameters}) around the rest of the chain, so every HTTP call of
- * it, tool-calling rounds included, is admitted with them. Ordered before Spring AI's
- * tool-calling and memory advisors so that it wraps them.
+ * it, tool-calling rounds included, is admitted with them. On {@code stream()}, whose
+ * HTTP calls run on other threads, they travel as carrier headers in the call's chat
+ * options (see {@link CarrierHeaders}), removed again before the request reaches the
+ * provider. Ordered before Spring AI's tool-calling and memory advisors so that it wraps
+ * them.
  */
 public final class ThrottleParametersAdvisor implements CallAdvisor, StreamAdvisor {
 
@@ -58,7 +63,13 @@ public final class ThrottleParametersAdvisor implements CallAdvisor, StreamAdvis
 
     @Override
     public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-        return chain.nextStream(request);
+        CallerThrottleParameters parameters = parameters(request.context());
+        ChatOptions options = request.prompt().getOptions();
+        if (parameters == null || options == null) {
+            return chain.nextStream(request);
+        }
+        Prompt prompt = request.prompt().mutate().chatOptions(CarrierHeaders.add(options, parameters)).build();
+        return chain.nextStream(request.mutate().prompt(prompt).build());
     }
 
     /**

@@ -8,6 +8,7 @@ import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
+import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -202,22 +203,56 @@ class SpringAiThrottlingTests {
     }
 
     @Test
-    void advisorParametersGiveTheCallItsPriorityAndTenant() {
+    void advisorParametersGiveACallItsPriorityAndTenant() {
         List<String> admitted = new CopyOnWriteArrayList<>();
-        this.anthropic.withBean(ThrottleObserver.class, () -> new ThrottleObserver() {
-
-            @Override
-            public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-                admitted.add(priority + "/" + io.github.llmthrottle.ThrottleContext.current().getTenant());
-            }
-
-        }).run((context) -> {
+        this.anthropic.withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted)).run((context) -> {
             chatClient(context).prompt("hi")
                 .advisors((advisor) -> advisor.param(ThrottleParametersAdvisor.PRIORITY, "realtime")
                     .param(ThrottleParametersAdvisor.TENANT, "acme"))
                 .call()
                 .content();
             assertThat(admitted).containsExactly("REALTIME/acme");
+        });
+    }
+
+    @Test
+    void advisorParametersGiveAnAnthropicStreamItsPriorityAndTenantOnAnotherThread() {
+        List<String> admitted = new CopyOnWriteArrayList<>();
+        this.anthropic.withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted)).run((context) -> {
+            List<String> chunks = chatClient(context).prompt("hi")
+                .advisors((advisor) -> advisor.param(ThrottleParametersAdvisor.PRIORITY, Priority.BATCH)
+                    .param(ThrottleParametersAdvisor.TENANT, "acme"))
+                .stream()
+                .content()
+                .collectList()
+                .block(Duration.ofSeconds(30));
+            assertThat(chunks).isNotEmpty();
+            assertThat(admitted).containsExactly("BATCH/acme");
+        });
+    }
+
+    @Test
+    void advisorParametersGiveAnOpenAiStreamItsPriorityAndTenantOnAnotherThread() {
+        List<String> admitted = new CopyOnWriteArrayList<>();
+        this.openAi.withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted)).run((context) -> {
+            List<String> chunks = chatClient(context).prompt("hi")
+                .advisors((advisor) -> advisor.param(ThrottleParametersAdvisor.PRIORITY, "REALTIME")
+                    .param(ThrottleParametersAdvisor.TENANT, "globex"))
+                .stream()
+                .content()
+                .collectList()
+                .block(Duration.ofSeconds(30));
+            assertThat(chunks).isNotEmpty();
+            assertThat(admitted).containsExactly("REALTIME/globex");
+        });
+    }
+
+    @Test
+    void callWithoutAdvisorParametersIsAdmittedAsNormal() {
+        List<String> admitted = new CopyOnWriteArrayList<>();
+        this.anthropic.withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted)).run((context) -> {
+            chatClient(context).prompt("hi").stream().content().collectList().block(Duration.ofSeconds(30));
+            assertThat(admitted).containsExactly("NORMAL/null");
         });
     }
 
@@ -244,6 +279,23 @@ class SpringAiThrottlingTests {
 
     private static ThrottledModel model(ApplicationContext context, String client, String model) {
         return context.getBean(LlmThrottleRegistry.class).getClient(client).model(model);
+    }
+
+    /** Records the priority and tenant of every admission. */
+    private static final class AdmissionRecorder implements ThrottleObserver {
+
+        private final List<String> admitted;
+
+        AdmissionRecorder(List<String> admitted) {
+            this.admitted = admitted;
+        }
+
+        @Override
+        public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+            ThrottleContext context = ThrottleContext.current();
+            this.admitted.add(priority + "/" + ((context != null) ? context.getTenant() : null));
+        }
+
     }
 
 }
