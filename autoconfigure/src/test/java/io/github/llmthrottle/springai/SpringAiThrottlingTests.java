@@ -143,6 +143,28 @@ class SpringAiThrottlingTests {
         });
     }
 
+    /**
+     * The default base URLs above are Spring AI's forms: Anthropic's without {@code /v1},
+     * OpenAI's with it. The configured clients match the other way round too.
+     */
+    @Test
+    void configuredBaseUrlMatchesWithOrWithoutV1() {
+        this.runner
+            .withPropertyValues("spring.ai.model.chat=anthropic", "llm.throttle.clients.anthropic.provider=anthropic",
+                    "llm.throttle.clients.anthropic.base-url=" + simulator.simulator().openAiBaseUrl())
+            .run((context) -> {
+                chatClient(context).prompt("hi").call().content();
+                assertThat(model(context, "anthropic", CLAUDE).getTotals().snapshot().calls()).isEqualTo(1);
+            });
+        this.runner
+            .withPropertyValues("spring.ai.model.chat=openai", "llm.throttle.clients.openai.provider=openai",
+                    "llm.throttle.clients.openai.base-url=" + simulator.baseUrl())
+            .run((context) -> {
+                chatClient(context).prompt("hi").call().content();
+                assertThat(model(context, "openai", GPT).getTotals().snapshot().calls()).isEqualTo(1);
+            });
+    }
+
     @Test
     void anthropic429WithRetryAfterIsAttemptedMaxRetriesPlusOneTimesInAll() {
         simulator.simulator()
