@@ -1,7 +1,6 @@
 package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
-import java.util.Locale;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
@@ -139,9 +138,23 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         if (priority == null && tenant == null) {
             return null;
         }
-        return new CallerThrottleParameters(
-                (priority != null) ? Priority.valueOf(priority.strip().toUpperCase(Locale.ROOT)) : Priority.NORMAL,
-                tenant);
+        return new CallerThrottleParameters(priority(priority), tenant);
+    }
+
+    /**
+     * The priority a carrier header names; one that names none counts as
+     * {@link Priority#NORMAL} rather than failing the call (on OkHttp's async path an
+     * exception here would end up uncaught on the dispatcher thread).
+     */
+    private static Priority priority(@Nullable String name) {
+        if (name != null) {
+            for (Priority priority : Priority.values()) {
+                if (priority.name().equalsIgnoreCase(name.strip())) {
+                    return priority;
+                }
+            }
+        }
+        return Priority.NORMAL;
     }
 
     /**
