@@ -1,8 +1,11 @@
 package io.github.llmthrottle.springai;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
@@ -37,6 +40,7 @@ import org.springframework.context.ApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Spring AI 2.0.1's own Anthropic and OpenAI chat models and {@code ChatClient}, through
@@ -270,12 +274,44 @@ class SpringAiThrottlingTests {
     }
 
     @Test
+    void realtimeStreamOvertakesQueuedBatchStreams() {
+        simulator.simulator().setLatency(Duration.ofMillis(300), Duration.ZERO);
+        List<String> admitted = new CopyOnWriteArrayList<>();
+        this.anthropic.withPropertyValues("llm.throttle.clients.anthropic.models." + CLAUDE + ".max-concurrency=1")
+            .withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted))
+            .run((context) -> {
+                ChatClient chatClient = chatClient(context);
+                ThrottledModel model = model(context, "anthropic", CLAUDE);
+                List<CompletableFuture<List<String>>> streams = new ArrayList<>();
+                streams.add(stream(chatClient, Priority.NORMAL));
+                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().inFlight() == 1);
+                for (int i = 0; i < 3; i++) {
+                    streams.add(stream(chatClient, Priority.BATCH));
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().batch() == 3);
+                streams.add(stream(chatClient, Priority.REALTIME));
+                CompletableFuture.allOf(streams.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                assertThat(admitted).containsExactly("NORMAL/null", "REALTIME/null", "BATCH/null", "BATCH/null",
+                        "BATCH/null");
+            });
+    }
+
+    @Test
     void callWithoutAdvisorParametersIsAdmittedAsNormal() {
         List<String> admitted = new CopyOnWriteArrayList<>();
         this.anthropic.withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted)).run((context) -> {
             chatClient(context).prompt("hi").stream().content().collectList().block(Duration.ofSeconds(30));
             assertThat(admitted).containsExactly("NORMAL/null");
         });
+    }
+
+    private static CompletableFuture<List<String>> stream(ChatClient chatClient, Priority priority) {
+        return chatClient.prompt("Tell me about token buckets.")
+            .advisors((advisor) -> advisor.param(ThrottleParametersAdvisor.PRIORITY, priority))
+            .stream()
+            .content()
+            .collectList()
+            .toFuture();
     }
 
     private static List<String> streamAll(ApplicationContext context) {
