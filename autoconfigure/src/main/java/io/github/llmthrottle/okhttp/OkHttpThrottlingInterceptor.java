@@ -1,6 +1,8 @@
 package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
@@ -36,9 +38,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
  * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
- * calling thread, or as the carrier headers {@link #PRIORITY_HEADER} and
- * {@link #TENANT_HEADER}, which travel with the request to another thread and are removed
- * before it reaches the provider.
+ * calling thread, or as the carrier headers ({@link #PRIORITY_HEADER},
+ * {@link #TENANT_HEADER}, {@link #MAX_WAIT_HEADER}, {@link #CLIENT_HEADER}), which travel
+ * with the request to another thread and are removed before it reaches the provider.
  */
 public final class OkHttpThrottlingInterceptor implements Interceptor {
 
@@ -47,6 +49,18 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
 
     /** Carrier header: the tenant of the request. */
     public static final String TENANT_HEADER = "X-Llm-Throttle-Tenant";
+
+    /**
+     * Carrier header: the longest the request may wait for admission (ISO-8601, as
+     * {@code Duration.toString()}).
+     */
+    public static final String MAX_WAIT_HEADER = "X-Llm-Throttle-Max-Wait";
+
+    /**
+     * Carrier header: the only configured client the other carrier headers apply to (a
+     * {@code @Throttled} invocation's).
+     */
+    public static final String CLIENT_HEADER = "X-Llm-Throttle-Client";
 
     /** The header of the Stainless SDKs' retry loops that says whether to retry. */
     static final String SHOULD_RETRY_HEADER = "x-should-retry";
@@ -119,7 +133,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         if (parameters == null) {
             parameters = CallerThrottleParameters.current();
         }
-        if (parameters == null) {
+        if (parameters == null || !parameters.appliesTo(client.getName())) {
             return () -> {
             };
         }
@@ -128,8 +142,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             String defaultModel = client.getSettings().defaultModel();
             model = (defaultModel != null) ? defaultModel : "default";
         }
-        return ThrottleContext
-            .open(new ThrottleContext(client.getName(), model, parameters.priority(), parameters.tenant(), 0, null));
+        return ThrottleContext.open(new ThrottleContext(client.getName(), model, parameters.priority(),
+                parameters.tenant(), 0, parameters.maxWait()));
     }
 
     private static @Nullable CallerThrottleParameters carriedParameters(Request request) {
@@ -138,7 +152,21 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         if (priority == null && tenant == null) {
             return null;
         }
-        return new CallerThrottleParameters(priority(priority), tenant);
+        return new CallerThrottleParameters(priority(priority), tenant, duration(request.header(MAX_WAIT_HEADER)),
+                request.header(CLIENT_HEADER));
+    }
+
+    /** A carried max-wait; one that is not a duration counts as none. */
+    private static @Nullable Duration duration(@Nullable String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Duration.parse(value.strip());
+        }
+        catch (DateTimeParseException ex) {
+            return null;
+        }
     }
 
     /**
@@ -167,7 +195,11 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     }
 
     private static Request.Builder withoutCarrierHeaders(Request request) {
-        return request.newBuilder().removeHeader(PRIORITY_HEADER).removeHeader(TENANT_HEADER);
+        return request.newBuilder()
+            .removeHeader(PRIORITY_HEADER)
+            .removeHeader(TENANT_HEADER)
+            .removeHeader(MAX_WAIT_HEADER)
+            .removeHeader(CLIENT_HEADER);
     }
 
     private static byte[] bytes(@Nullable RequestBody body) throws IOException {

@@ -12,7 +12,8 @@ import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.util.ClassUtils;
 
 /**
- * Puts a call's priority and tenant into the per-request HTTP headers of its chat options
+ * Puts a call's priority, tenant and (inside a {@code @Throttled} invocation) max-wait
+ * and client into the per-request HTTP headers of its chat options
  * ({@code AnthropicChatOptions.httpHeaders}, {@code OpenAiChatOptions.customHeaders}), as
  * the carrier headers {@link OkHttpThrottlingInterceptor} reads and removes: unlike a
  * thread-local, they reach the interceptor on the threads a {@code stream()} hops to.
@@ -41,6 +42,12 @@ final class CarrierHeaders {
         headers.put(OkHttpThrottlingInterceptor.PRIORITY_HEADER, parameters.priority().name());
         if (parameters.tenant() != null) {
             headers.put(OkHttpThrottlingInterceptor.TENANT_HEADER, parameters.tenant());
+        }
+        if (parameters.maxWait() != null) {
+            headers.put(OkHttpThrottlingInterceptor.MAX_WAIT_HEADER, parameters.maxWait().toString());
+        }
+        if (parameters.client() != null) {
+            headers.put(OkHttpThrottlingInterceptor.CLIENT_HEADER, parameters.client());
         }
         if (ANTHROPIC_PRESENT && Anthropic.accepts(options)) {
             return Anthropic.add(options, headers);

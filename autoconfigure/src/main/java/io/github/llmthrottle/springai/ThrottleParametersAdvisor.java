@@ -64,6 +64,12 @@ public final class ThrottleParametersAdvisor implements CallAdvisor, StreamAdvis
     @Override
     public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
         CallerThrottleParameters parameters = parameters(request.context());
+        ThrottleContext invocation = ThrottleContext.current();
+        if (parameters == null && invocation != null) {
+            // a @Throttled invocation's context is a thread-local: the stream's HTTP
+            // call runs elsewhere
+            parameters = CallerThrottleParameters.of(invocation);
+        }
         ChatOptions options = request.prompt().getOptions();
         if (parameters == null || options == null) {
             return chain.nextStream(request);

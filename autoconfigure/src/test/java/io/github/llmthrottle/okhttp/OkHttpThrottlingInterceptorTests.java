@@ -2,14 +2,19 @@ package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
+import io.github.llmthrottle.client.ThrottleObserver;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -120,6 +125,41 @@ class OkHttpThrottlingInterceptorTests {
             assertThat(totals.calls()).isEqualTo(1);
             assertThat(totals.inputTokens()).isEqualTo(9);
             assertThat(totals.outputTokens()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void carrierHeadersOfAnotherClientAreIgnoredAndRemoved() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages"))
+            .willReturn(aResponse().withHeader("Content-Type", "application/json").withBody(SUCCESS)));
+        List<Priority> admitted = new CopyOnWriteArrayList<>();
+        this.runner.withBean(ThrottleObserver.class, () -> new ThrottleObserver() {
+
+            @Override
+            public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+                admitted.add(priority);
+            }
+
+        }).run((context) -> {
+            Request.Builder request = messages(this.server, BODY)
+                .header(OkHttpThrottlingInterceptor.PRIORITY_HEADER, "REALTIME")
+                .header(OkHttpThrottlingInterceptor.MAX_WAIT_HEADER, "PT5S");
+            try (Response response = client(context)
+                .newCall(request.header(OkHttpThrottlingInterceptor.CLIENT_HEADER, "openai").build())
+                .execute()) {
+                assertThat(response.code()).isEqualTo(200);
+            }
+            try (Response response = client(context)
+                .newCall(request.header(OkHttpThrottlingInterceptor.CLIENT_HEADER, "anthropic").build())
+                .execute()) {
+                assertThat(response.code()).isEqualTo(200);
+            }
+            assertThat(admitted).containsExactly(Priority.NORMAL, Priority.REALTIME);
+            this.server.verify(2,
+                    postRequestedFor(urlEqualTo("/v1/messages"))
+                        .withHeader(OkHttpThrottlingInterceptor.CLIENT_HEADER, absent())
+                        .withHeader(OkHttpThrottlingInterceptor.MAX_WAIT_HEADER, absent())
+                        .withHeader(OkHttpThrottlingInterceptor.PRIORITY_HEADER, absent()));
         });
     }
 

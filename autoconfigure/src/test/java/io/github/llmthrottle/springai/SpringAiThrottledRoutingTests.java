@@ -10,6 +10,7 @@ import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.client.ThrottleObserver;
+import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,6 +90,42 @@ class SpringAiThrottledRoutingTests {
         });
     }
 
+    @Test
+    void streamRunsWithTheInvocationsPriorityAndTenantOnAnotherThread() {
+        this.runner.run((context) -> {
+            context.getBean(Answers.class).streamedAnswer("Hello");
+            assertThat(context.getBean(AdmissionRecorder.class).admitted).containsExactly(OPUS + ":BATCH/globex");
+        });
+    }
+
+    @Test
+    void overloadedPreferredModelRoutesTheChatClientStreamToItsFallback() {
+        this.simulator.outage(OPUS, Duration.ofMinutes(10));
+        this.runner.run((context) -> {
+            assertThat(context.getBean(Answers.class).streamedAnswer("Hello")).isNotBlank();
+            assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
+            assertThat(this.simulator.stats(SONNET).successes()).isEqualTo(1);
+            assertThat(context.getBean(AdmissionRecorder.class).admitted).containsExactly(OPUS + ":BATCH/globex",
+                    OPUS + ":BATCH/globex", OPUS + ":BATCH/globex", SONNET + ":BATCH/globex");
+        });
+    }
+
+    /**
+     * The invocation's max-wait reaches the stream's HTTP call on OkHttp's thread: a
+     * server wait longer than it routes to the next model at once instead of being slept.
+     */
+    @Test
+    void serverWaitLongerThanTheInvocationsMaxWaitRoutesTheStreamWithoutSleeping() {
+        this.simulator.script(OPUS, Fault.overloaded().retryAfter("20"));
+        this.runner.run((context) -> {
+            long started = System.nanoTime();
+            assertThat(context.getBean(Answers.class).streamedAnswer("Hello")).isNotBlank();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+            assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(1);
+            assertThat(this.simulator.stats(SONNET).successes()).isEqualTo(1);
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class AnswersConfiguration {
 
@@ -125,6 +162,22 @@ class SpringAiThrottledRoutingTests {
                 .chatResponse()
                 .getMetadata()
                 .getModel();
+        }
+
+        /**
+         * Streams an answer from the model the invocation was routed to.
+         * @param question the question
+         * @return the answer
+         */
+        @Throttled(client = "anthropic", model = OPUS, priority = Priority.BATCH, tenant = "'globex'", maxWait = "5s")
+        public String streamedAnswer(String question) {
+            return String.join("",
+                    this.chatClient.prompt(question)
+                        .options(AnthropicChatOptions.builder().model(ThrottleContext.currentModel()))
+                        .stream()
+                        .content()
+                        .collectList()
+                        .block(Duration.ofSeconds(30)));
         }
 
     }
