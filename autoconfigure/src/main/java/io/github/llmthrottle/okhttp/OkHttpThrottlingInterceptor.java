@@ -1,6 +1,7 @@
 package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 
@@ -34,7 +35,10 @@ import org.jspecify.annotations.Nullable;
  * path a runtime exception of an interceptor reaches the caller as is, and the SDKs retry
  * only I/O errors). On OkHttp's asynchronous path (an enqueued call: the SDKs' async
  * clients, Spring AI's {@code stream()}) it is the cause of the {@link IOException} the
- * call fails with, since OkHttp would otherwise rethrow it on its dispatcher thread.
+ * call fails with, since OkHttp would otherwise rethrow it on its dispatcher thread. An
+ * I/O error the pipeline gives up on without retrying (an interrupt) reaches a
+ * synchronous caller as an {@link UncheckedIOException}, which the SDKs do not retry
+ * either.
  * <p>
  * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
  * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
@@ -109,6 +113,15 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 throw new IOException(ex.getMessage(), ex);
             }
             throw ex;
+        }
+        catch (IOException ex) {
+            if (onAsyncCallThread()) {
+                throw ex;
+            }
+            // what the pipeline throws it did not retry (an interrupt): the SDK's
+            // synchronous retry loop retries any I/O error, and would sleep on an
+            // interrupted thread
+            throw new UncheckedIOException(ex);
         }
         try {
             return toResponse(response);

@@ -1,11 +1,14 @@
 package io.github.llmthrottle.springai;
 
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
@@ -297,6 +300,39 @@ class SpringAiThrottlingTests {
     }
 
     @Test
+    void callInterruptedWhileQueuedEndsWithTheInterruptionAndIsNeverSent() {
+        simulator.simulator().setLatency(Duration.ofMillis(1500), Duration.ZERO);
+        this.anthropic.withPropertyValues("llm.throttle.clients.anthropic.models." + CLAUDE + ".max-concurrency=1")
+            .run((context) -> {
+                ChatClient chatClient = chatClient(context);
+                ThrottledModel model = model(context, "anthropic", CLAUDE);
+                CompletableFuture<String> first = CompletableFuture
+                    .supplyAsync(() -> chatClient.prompt("hi").call().content());
+                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().inFlight() == 1);
+                AtomicReference<Throwable> failure = new AtomicReference<>();
+                AtomicBoolean interruptFlagKept = new AtomicBoolean();
+                Thread queued = new Thread(() -> {
+                    try {
+                        chatClient.prompt("hi").call().content();
+                    }
+                    catch (Throwable ex) {
+                        failure.set(ex);
+                    }
+                    interruptFlagKept.set(Thread.currentThread().isInterrupted());
+                });
+                queued.start();
+                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().normal() == 1);
+                queued.interrupt();
+                queued.join(10_000);
+                assertThat(interruptFlagKept).isTrue();
+                assertThat(causes(failure.get())).hasAtLeastOneElementOfType(InterruptedIOException.class);
+                assertThat(first.get(10, TimeUnit.SECONDS)).isNotBlank();
+                assertThat(simulator.simulator().stats(CLAUDE).attempts()).isEqualTo(1);
+                assertThat(model.getLimiter().state().queued().normal()).isZero();
+            });
+    }
+
+    @Test
     void callWithoutAdvisorParametersIsAdmittedAsNormal() {
         List<String> admitted = new CopyOnWriteArrayList<>();
         this.anthropic.withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted)).run((context) -> {
@@ -320,6 +356,14 @@ class SpringAiThrottlingTests {
             .content()
             .collectList()
             .block(Duration.ofSeconds(30));
+    }
+
+    private static List<Throwable> causes(@Nullable Throwable failure) {
+        List<Throwable> causes = new ArrayList<>();
+        for (Throwable cause = failure; cause != null && causes.size() < 10; cause = cause.getCause()) {
+            causes.add(cause);
+        }
+        return causes;
     }
 
     private static @Nullable Throwable throttlingCause(Throwable failure) {
