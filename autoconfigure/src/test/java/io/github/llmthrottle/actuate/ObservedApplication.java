@@ -186,7 +186,16 @@ public final class ObservedApplication implements AutoCloseable {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
+    // Spring AI's models are on the test classpath (for the Spring AI tests) and would
+    // need API keys: this application is about the actuator, not them
+    @EnableAutoConfiguration(
+            excludeName = { "org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration",
+                    "org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration",
+                    "org.springframework.ai.model.openai.autoconfigure.OpenAiEmbeddingAutoConfiguration",
+                    "org.springframework.ai.model.openai.autoconfigure.OpenAiImageAutoConfiguration",
+                    "org.springframework.ai.model.openai.autoconfigure.OpenAiAudioSpeechAutoConfiguration",
+                    "org.springframework.ai.model.openai.autoconfigure.OpenAiAudioTranscriptionAutoConfiguration",
+                    "org.springframework.ai.model.openai.autoconfigure.OpenAiModerationAutoConfiguration" })
     static class App {
 
         @Bean

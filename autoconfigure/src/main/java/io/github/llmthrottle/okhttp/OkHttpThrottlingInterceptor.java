@@ -1,0 +1,246 @@
+package io.github.llmthrottle.okhttp;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledResponse;
+import io.github.llmthrottle.provider.RequestBodyReader;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import okio.Buffer;
+import okio.Okio;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The OkHttp interceptor that throttles every request an {@code OkHttpClient} sends to a
+ * configured client's base URL (the official SDKs under Spring AI's Anthropic and OpenAI
+ * models): each such request goes through the client's call pipeline
+ * ({@link ThrottledClient#exchange}), every other request passes through untouched.
+ * <p>
+ * One retry layer: llm-throttle retries, so every response handed back carries
+ * {@code x-should-retry: false}, which the SDKs' own retry loops obey, and a throttling
+ * failure is thrown as the {@link LlmThrottleException} it is (on OkHttp's synchronous
+ * path a runtime exception of an interceptor reaches the caller as is, and the SDKs retry
+ * only I/O errors). On OkHttp's asynchronous path (an enqueued call: the SDKs' async
+ * clients, Spring AI's {@code stream()}) it is the cause of the {@link IOException} the
+ * call fails with, since OkHttp would otherwise rethrow it on its dispatcher thread. An
+ * I/O error the pipeline gives up on without retrying (an interrupt) reaches a
+ * synchronous caller as an {@link UncheckedIOException}, which the SDKs do not retry
+ * either.
+ * <p>
+ * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
+ * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
+ * calling thread, or as the carrier headers ({@link #PRIORITY_HEADER},
+ * {@link #TENANT_HEADER}, {@link #MAX_WAIT_HEADER}, {@link #CLIENT_HEADER}), which travel
+ * with the request to another thread and are removed before it reaches the provider.
+ */
+public final class OkHttpThrottlingInterceptor implements Interceptor {
+
+    /** Carrier header: the priority ({@link Priority} name) of the request. */
+    public static final String PRIORITY_HEADER = "X-Llm-Throttle-Priority";
+
+    /** Carrier header: the tenant of the request. */
+    public static final String TENANT_HEADER = "X-Llm-Throttle-Tenant";
+
+    /**
+     * Carrier header: the longest the request may wait for admission (ISO-8601, as
+     * {@code Duration.toString()}).
+     */
+    public static final String MAX_WAIT_HEADER = "X-Llm-Throttle-Max-Wait";
+
+    /**
+     * Carrier header: the only configured client the other carrier headers apply to (a
+     * {@code @Throttled} invocation's).
+     */
+    public static final String CLIENT_HEADER = "X-Llm-Throttle-Client";
+
+    /** The header of the Stainless SDKs' retry loops that says whether to retry. */
+    static final String SHOULD_RETRY_HEADER = "x-should-retry";
+
+    private static final String EVENT_STREAM = "text/event-stream";
+
+    private static final String ASYNC_CALL_THREAD_PREFIX = "OkHttp ";
+
+    private final LlmThrottleRegistry registry;
+
+    private final RequestBodyReader requestReader = new RequestBodyReader();
+
+    public OkHttpThrottlingInterceptor(LlmThrottleRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public Response intercept(Chain chain) throws IOException {
+        Request request = chain.request();
+        ThrottledClient client = this.registry.resolve(request.url().uri());
+        // a request already throttled by an outer instance (the interceptor added twice
+        // to one client) is sent as it is
+        if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null) {
+            return chain.proceed(withoutCarrierHeaders(request).build());
+        }
+        RequestBody requestBody = request.body();
+        byte[] body = bytes(requestBody);
+        // the body as bytes, so that every attempt sends it again (an SDK's body may be
+        // one-shot)
+        Request outgoing = withoutCarrierHeaders(request).tag(OkHttpThrottlingInterceptor.class, this)
+            .method(request.method(),
+                    (requestBody != null) ? RequestBody.create(body, requestBody.contentType()) : null)
+            .build();
+        ProviderRequest providerRequest = new ProviderRequest(request.method(), request.url().uri(),
+                request.headers()::values, body, acceptsEventStream(request));
+        ThrottledResponse<OkHttpProviderResponse> response;
+        try (ThrottleContext.Scope scope = callerContext(request, client, body)) {
+            response = client.exchange(providerRequest, () -> new OkHttpProviderResponse(chain.proceed(outgoing)));
+        }
+        catch (LlmThrottleException ex) {
+            if (onAsyncCallThread()) {
+                // OkHttp's async path would report a runtime exception as
+                // IOException("canceled due to ...") with the original only suppressed,
+                // and rethrow it on the dispatcher thread, uncaught: hand it over as the
+                // cause of the call's failure instead
+                throw new IOException(ex.getMessage(), ex);
+            }
+            throw ex;
+        }
+        catch (IOException ex) {
+            if (onAsyncCallThread()) {
+                throw ex;
+            }
+            // what the pipeline throws it did not retry (an interrupt): the SDK's
+            // synchronous retry loop retries any I/O error, and would sleep on an
+            // interrupted thread
+            throw new UncheckedIOException(ex);
+        }
+        try {
+            return toResponse(response);
+        }
+        catch (IOException | RuntimeException ex) {
+            response.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The context the call runs with: a {@code @Throttled} invocation's own, else the
+     * caller's priority and tenant as a context of the resolved client.
+     */
+    private ThrottleContext.Scope callerContext(Request request, ThrottledClient client, byte[] body) {
+        ThrottleContext current = ThrottleContext.current();
+        if (current != null && current.getClient().equals(client.getName())) {
+            return () -> {
+            };
+        }
+        CallerThrottleParameters parameters = carriedParameters(request);
+        if (parameters == null) {
+            parameters = CallerThrottleParameters.current();
+        }
+        if (parameters == null || !parameters.appliesTo(client.getName())) {
+            return () -> {
+            };
+        }
+        String model = this.requestReader.read(body).model();
+        if (model == null) {
+            String defaultModel = client.getSettings().defaultModel();
+            model = (defaultModel != null) ? defaultModel : "default";
+        }
+        return ThrottleContext.open(new ThrottleContext(client.getName(), model, parameters.priority(),
+                parameters.tenant(), 0, parameters.maxWait()));
+    }
+
+    private static @Nullable CallerThrottleParameters carriedParameters(Request request) {
+        String priority = request.header(PRIORITY_HEADER);
+        String tenant = request.header(TENANT_HEADER);
+        if (priority == null && tenant == null) {
+            return null;
+        }
+        return new CallerThrottleParameters(priority(priority), tenant, duration(request.header(MAX_WAIT_HEADER)),
+                request.header(CLIENT_HEADER));
+    }
+
+    /** A carried max-wait; one that is not a duration counts as none. */
+    private static @Nullable Duration duration(@Nullable String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Duration.parse(value.strip());
+        }
+        catch (DateTimeParseException ex) {
+            return null;
+        }
+    }
+
+    /**
+     * The priority a carrier header names; one that names none counts as
+     * {@link Priority#NORMAL} rather than failing the call (on OkHttp's async path an
+     * exception here would end up uncaught on the dispatcher thread).
+     */
+    private static Priority priority(@Nullable String name) {
+        if (name != null) {
+            for (Priority priority : Priority.values()) {
+                if (priority.name().equalsIgnoreCase(name.strip())) {
+                    return priority;
+                }
+            }
+        }
+        return Priority.NORMAL;
+    }
+
+    /**
+     * Whether this is an enqueued call running on OkHttp's dispatcher, whose threads
+     * OkHttp names {@code OkHttp <url>} while they run a call (OkHttp 4's
+     * {@code AsyncCall.run}); a synchronous call runs on the caller's own thread.
+     */
+    private static boolean onAsyncCallThread() {
+        return Thread.currentThread().getName().startsWith(ASYNC_CALL_THREAD_PREFIX);
+    }
+
+    private static Request.Builder withoutCarrierHeaders(Request request) {
+        return request.newBuilder()
+            .removeHeader(PRIORITY_HEADER)
+            .removeHeader(TENANT_HEADER)
+            .removeHeader(MAX_WAIT_HEADER)
+            .removeHeader(CLIENT_HEADER);
+    }
+
+    private static byte[] bytes(@Nullable RequestBody body) throws IOException {
+        if (body == null) {
+            return new byte[0];
+        }
+        Buffer buffer = new Buffer();
+        body.writeTo(buffer);
+        return buffer.readByteArray();
+    }
+
+    private static boolean acceptsEventStream(Request request) {
+        return request.headers("Accept").stream().anyMatch((accept) -> accept.contains(EVENT_STREAM));
+    }
+
+    /**
+     * The pipeline's response as OkHttp's: the provider's status and headers, the body
+     * the pipeline hands out (bytes in memory, or the live stream settled as it is read,
+     * of unknown length), and {@code x-should-retry: false}.
+     */
+    private static Response toResponse(ThrottledResponse<OkHttpProviderResponse> throttled) throws IOException {
+        Response response = throttled.response().response();
+        ResponseBody original = response.body();
+        MediaType contentType = (original != null) ? original.contentType() : null;
+        byte[] buffered = throttled.bufferedBody();
+        ResponseBody body = (buffered != null) ? ResponseBody.create(buffered, contentType)
+                : ResponseBody.create(Okio.buffer(Okio.source(throttled.body())), contentType, -1);
+        return response.newBuilder().header(SHOULD_RETRY_HEADER, "false").body(body).build();
+    }
+
+}
