@@ -49,6 +49,14 @@ public final class ProviderSignals implements ThrottleObserver {
         }
     }
 
+    @Override
+    public void onModelForgotten(String client, String model) {
+        Map<String, Signals> byModel = this.signals.get(client);
+        if (byModel != null) {
+            byModel.remove(model);
+        }
+    }
+
     /**
      * The signals of a client and model so far.
      * @param client the client name

@@ -66,6 +66,11 @@ public final class CompositeThrottleObserver implements ThrottleObserver {
         each((observer) -> observer.onFallback(client, from, to, cause));
     }
 
+    @Override
+    public void onModelForgotten(String client, String model) {
+        each((observer) -> observer.onModelForgotten(client, model));
+    }
+
     private void each(Consumer<ThrottleObserver> event) {
         for (ThrottleObserver observer : this.observers) {
             try {

@@ -83,6 +83,15 @@ public interface ThrottleObserver extends RetryListener {
     default void onFallback(String client, String from, String to, Throwable cause) {
     }
 
+    /**
+     * A model that is not configured was forgotten (the least recently used beyond the
+     * bound of names tracked): drop what was kept for it.
+     * @param client the client name
+     * @param model the model name
+     */
+    default void onModelForgotten(String client, String model) {
+    }
+
     /** How a logical call ended ({@code llm.calls} outcome tag). */
     enum CallOutcome {
 

@@ -1,15 +1,21 @@
 package io.github.llmthrottle.client;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
@@ -53,7 +59,15 @@ public final class ThrottledClient {
 
     private final CircuitSettings circuitSettings;
 
+    /** Most models tracked at once that are not configured (named in requests only). */
+    static final int MAX_OTHER_MODELS = 100;
+
     private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
+
+    /** Models named in requests but not configured, most recently used last. */
+    private final LinkedHashMap<String, ThrottledModel> otherModels = new LinkedHashMap<>(16, 0.75f, true);
+
+    private final ReentrantLock otherModelsLock = new ReentrantLock();
 
     /** Streamed responses handed out and not ended yet. */
     final Set<StreamSettlement> openStreams = ConcurrentHashMap.newKeySet();
@@ -92,7 +106,15 @@ public final class ThrottledClient {
      * @return the models by name
      */
     public Map<String, ThrottledModel> getModels() {
-        return Map.copyOf(this.models);
+        Map<String, ThrottledModel> all = new LinkedHashMap<>(this.models);
+        this.otherModelsLock.lock();
+        try {
+            all.putAll(this.otherModels);
+        }
+        finally {
+            this.otherModelsLock.unlock();
+        }
+        return Collections.unmodifiableMap(all);
     }
 
     /**
@@ -101,9 +123,58 @@ public final class ThrottledClient {
      * @return its state
      */
     public ThrottledModel model(String model) {
-        return this.models.computeIfAbsent(model,
-                (name) -> new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                        new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time)));
+        ThrottledModel configured = this.models.get(model);
+        if (configured != null) {
+            return configured;
+        }
+        if (this.settings.models().containsKey(model)) {
+            return this.models.computeIfAbsent(model, this::newModel);
+        }
+        List<ThrottledModel> forgotten = new ArrayList<>();
+        ThrottledModel other;
+        this.otherModelsLock.lock();
+        try {
+            other = this.otherModels.get(model);
+            if (other == null) {
+                other = newModel(model);
+                this.otherModels.put(model, other);
+                forgetIdleOtherModels(model, forgotten);
+            }
+        }
+        finally {
+            this.otherModelsLock.unlock();
+        }
+        for (ThrottledModel idle : forgotten) {
+            this.limiters.forget(this.settings.name(), idle.name);
+            this.events.onModelForgotten(this.settings.name(), idle.name);
+        }
+        return other;
+    }
+
+    private ThrottledModel newModel(String name) {
+        return new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
+                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time));
+    }
+
+    /**
+     * Forgets the least recently used models that are not configured beyond
+     * {@link #MAX_OTHER_MODELS}, except those with calls in flight or waiting: a name a
+     * request made up cannot grow memory, the endpoint or the meters without bound
+     * ({@code keep} is the one just added).
+     */
+    private void forgetIdleOtherModels(String keep, List<ThrottledModel> forgotten) {
+        Iterator<ThrottledModel> eldest = this.otherModels.values().iterator();
+        while (this.otherModels.size() > MAX_OTHER_MODELS && eldest.hasNext()) {
+            ThrottledModel model = eldest.next();
+            if (model.name.equals(keep)) {
+                continue;
+            }
+            LimiterState state = model.limiter.state();
+            if (state.inFlight() == 0 && state.queued().total() == 0) {
+                eldest.remove();
+                forgotten.add(model);
+            }
+        }
     }
 
     /**

@@ -110,6 +110,11 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         return Math.max(1, this.capacity / 2);
     }
 
+    /** Whether calls of {@code tenant} are waiting. */
+    boolean holds(String tenant) {
+        return this.queuedByTenant.containsKey(tenant);
+    }
+
     /** Whether {@code tenant} holds more places than its share. */
     boolean isOverTenantShare(@Nullable String tenant) {
         return tenant != null && this.queuedByTenant.getOrDefault(tenant, 0) > tenantShare();

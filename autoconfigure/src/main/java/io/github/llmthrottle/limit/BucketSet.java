@@ -34,6 +34,17 @@ final class BucketSet {
         }
     }
 
+    /**
+     * Forgets every bucket of this set in its store (the set's name is no longer
+     * tracked).
+     */
+    void forget() {
+        for (Dimension dimension : Dimension.values()) {
+            this.store.forget(this.keyPrefix + ":" + key(dimension));
+        }
+        this.buckets.clear();
+    }
+
     @Nullable TokenBucket get(Dimension dimension) {
         return this.buckets.get(dimension);
     }

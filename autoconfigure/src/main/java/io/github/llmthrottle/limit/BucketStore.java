@@ -19,4 +19,12 @@ public interface BucketStore {
      */
     TokenBucket bucket(String key, long limitPerMinute);
 
+    /**
+     * Forgets the bucket of {@code key} in this instance (its name is no longer tracked);
+     * a shared bucket's state stays where it lives until it expires.
+     * @param key the bucket key
+     */
+    default void forget(String key) {
+    }
+
 }

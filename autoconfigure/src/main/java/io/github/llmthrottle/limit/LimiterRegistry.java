@@ -79,6 +79,24 @@ public final class LimiterRegistry {
     }
 
     /**
+     * Forgets the limiter of a model that is not configured, and its buckets in this
+     * instance; the next call for it starts afresh.
+     * @param client the client name
+     * @param model the model name
+     */
+    public void forget(String client, String model) {
+        ConcurrentMap<String, ModelLimiter> models = this.limiters.get(client);
+        ClientLimits limits = this.clients.get(client);
+        if (models == null || limits == null || limits.models().containsKey(model)) {
+            return;
+        }
+        ModelLimiter limiter = models.remove(model);
+        if (limiter != null) {
+            limiter.forgetBuckets();
+        }
+    }
+
+    /**
      * The limiter of a model if it exists already, without creating one.
      * @param client the client name
      * @param model the model name

@@ -39,6 +39,16 @@ public final class LocalBucketStore implements BucketStore {
         return bucket;
     }
 
+    @Override
+    public void forget(String key) {
+        this.buckets.remove(key);
+    }
+
+    /** How many buckets this store holds. */
+    int size() {
+        return this.buckets.size();
+    }
+
     /** Bucket4j time read from a {@link Clock}, in nanoseconds since the epoch. */
     record ClockTimeMeter(Clock clock) implements TimeMeter {
 

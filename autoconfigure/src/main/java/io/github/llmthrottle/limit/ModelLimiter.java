@@ -84,6 +84,9 @@ public final class ModelLimiter implements Admission {
 
     private final BucketSet buckets;
 
+    /** Tenants tracked at once per model, the least recently used forgotten beyond. */
+    static final int MAX_TRACKED_TENANTS = 100;
+
     private final TenantBuckets tenantBuckets;
 
     private final ProviderCalibration calibration;
@@ -122,11 +125,13 @@ public final class ModelLimiter implements Admission {
         this.model = model;
         this.defaultMaxWait = defaultMaxWait;
         this.timeSource = timeSource;
-        this.buckets = new BucketSet(store, client + ":" + model);
-        this.tenantBuckets = new TenantBuckets(store, client + ":" + model, tenantLimits);
+        this.buckets = new BucketSet(store, BucketKeys.model(client, model));
+        this.queue = new AdmissionQueue(queueCapacity);
+        AdmissionQueue queue = this.queue;
+        this.tenantBuckets = new TenantBuckets(store, BucketKeys.model(client, model), tenantLimits,
+                MAX_TRACKED_TENANTS, queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);
         this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency());
-        this.queue = new AdmissionQueue(queueCapacity);
         this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency);
         this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
     }
@@ -322,6 +327,14 @@ public final class ModelLimiter implements Admission {
      */
     public void pauseUntil(Instant until) {
         update((now) -> this.pause.extendTo(Nanos.saturatedAdd(now, Nanos.between(this.timeSource.instant(), until))));
+    }
+
+    /** Forgets this model's buckets and its tenants' in this instance's store. */
+    void forgetBuckets() {
+        update((now) -> {
+            this.buckets.forget();
+            this.tenantBuckets.forgetAll();
+        });
     }
 
     /**

@@ -107,6 +107,11 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         return bucket;
     }
 
+    @Override
+    public void forget(String key) {
+        this.buckets.remove(key);
+    }
+
     /**
      * Whether the store is serving calls without Redis now (until Redis answers again).
      * @return whether an outage is going on

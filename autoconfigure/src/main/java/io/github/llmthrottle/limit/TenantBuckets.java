@@ -1,8 +1,10 @@
 package io.github.llmthrottle.limit;
 
-import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * per tenant with the limits {@link TenantLimits} give it, created on the tenant's first
  * call (a tenant without limits gets an empty set, which limits nothing). They apply on
  * top of the model's own buckets, under keys of their own:
- * {@code client:model:tenant:name}.
+ * {@code client:model:tenant:name}. At most a bounded number of tenants are tracked at
+ * once, the least recently used forgotten beyond it.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
@@ -24,18 +27,29 @@ final class TenantBuckets {
 
     private final Function<String, @Nullable TenantLimits> limits;
 
-    private final Map<String, BucketSet> buckets = new HashMap<>();
+    /** Most recently used last. */
+    private final LinkedHashMap<String, BucketSet> buckets = new LinkedHashMap<>(16, 0.75f, true);
+
+    private final int maxTracked;
+
+    private final Predicate<String> inUse;
 
     /**
      * Creates the (still empty) tenant buckets of one model.
      * @param store where the buckets live
      * @param keyPrefix the key prefix of the model's buckets ({@code client:model})
      * @param limits the limits of a tenant, {@code null} for none
+     * @param maxTracked how many tenants are tracked at once, the least recently used
+     * forgotten beyond
+     * @param inUse whether a tenant has calls waiting (those are never forgotten)
      */
-    TenantBuckets(BucketStore store, String keyPrefix, Function<String, @Nullable TenantLimits> limits) {
+    TenantBuckets(BucketStore store, String keyPrefix, Function<String, @Nullable TenantLimits> limits, int maxTracked,
+            Predicate<String> inUse) {
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.limits = limits;
+        this.maxTracked = maxTracked;
+        this.inUse = inUse;
     }
 
     /** The buckets of {@code tenant}, {@code null} for a call without tenant. */
@@ -45,7 +59,7 @@ final class TenantBuckets {
         }
         BucketSet set = this.buckets.get(tenant);
         if (set == null) {
-            set = new BucketSet(this.store, this.keyPrefix + ":tenant:" + tenant);
+            set = new BucketSet(this.store, BucketKeys.tenant(this.keyPrefix, tenant));
             TenantLimits limits = this.limits.apply(tenant);
             if (limits != null) {
                 for (Dimension dimension : Dimension.values()) {
@@ -53,8 +67,36 @@ final class TenantBuckets {
                 }
             }
             this.buckets.put(tenant, set);
+            forgetIdle(tenant);
         }
         return set;
+    }
+
+    /** How many tenants are tracked now. */
+    int size() {
+        return this.buckets.size();
+    }
+
+    /**
+     * Forgets the least recently used tenants beyond {@link #maxTracked} that have no
+     * call waiting; a forgotten tenant starts afresh on its next call (with a shared
+     * store, its buckets are still where they live until they expire).
+     */
+    private void forgetIdle(String keep) {
+        Iterator<Map.Entry<String, BucketSet>> eldest = this.buckets.entrySet().iterator();
+        while (this.buckets.size() > this.maxTracked && eldest.hasNext()) {
+            Map.Entry<String, BucketSet> entry = eldest.next();
+            if (!entry.getKey().equals(keep) && !this.inUse.test(entry.getKey())) {
+                entry.getValue().forget();
+                eldest.remove();
+            }
+        }
+    }
+
+    /** Forgets every tenant. */
+    void forgetAll() {
+        this.buckets.values().forEach(BucketSet::forget);
+        this.buckets.clear();
     }
 
 }

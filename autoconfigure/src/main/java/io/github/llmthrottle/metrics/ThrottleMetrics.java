@@ -282,6 +282,22 @@ public final class ThrottleMetrics implements ThrottleObserver {
         return Tags.of(tags);
     }
 
+    @Override
+    public void onModelForgotten(String client, String model) {
+        Set<String> gauged = this.gauged.get(client);
+        if (gauged != null) {
+            gauged.remove(model);
+        }
+        this.meters.keySet().removeIf((key) -> key.client().equals(client) && key.model().equals(model));
+        for (Meter meter : this.registry.getMeters()) {
+            Meter.Id id = meter.getId();
+            if (id.getName().startsWith("llm.") && client.equals(id.getTag("client"))
+                    && model.equals(id.getTag("model"))) {
+                this.registry.remove(meter);
+            }
+        }
+    }
+
     private @Nullable String tenant(String client) {
         if (!this.options.tenantTag()) {
             return null;

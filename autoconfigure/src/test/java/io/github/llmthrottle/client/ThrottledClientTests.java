@@ -283,6 +283,21 @@ class ThrottledClientTests {
     }
 
     @Test
+    void modelsThatAreNotConfiguredAreTrackedUpToABoundTheLeastRecentlyUsedForgotten() throws IOException {
+        for (int i = 0; i < 150; i++) {
+            this.provider.then(200, MESSAGE, "content-type", "application/json");
+            this.client.exchange(request(REQUEST.replace("\"opus\"", "\"made-up-" + i + "\"")), this.provider);
+        }
+        assertThat(this.client.getModels()).hasSize(1 + ThrottledClient.MAX_OTHER_MODELS)
+            .containsKey(MODEL)
+            .containsKey("made-up-149")
+            .doesNotContainKey("made-up-0");
+        assertThat(this.meters.find("llm.requests").tags("model", "made-up-0").meters()).isEmpty();
+        assertThat(this.meters.find("llm.requests").tags("model", "made-up-149").meters()).isNotEmpty();
+        assertThat(this.signals.of("anthropic", "made-up-0").lastSuccess()).isNull();
+    }
+
+    @Test
     void streamClosedBeforeItsEndStillEndsItsAttemptOnce() throws IOException {
         this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
         ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),

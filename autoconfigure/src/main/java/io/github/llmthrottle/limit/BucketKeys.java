@@ -1,0 +1,31 @@
+package io.github.llmthrottle.limit;
+
+/**
+ * The keys of the buckets, one name per component joined with {@code :}, each component
+ * escaped ({@code %} as {@code %25}, {@code :} as {@code %3A}) so that no two different
+ * client, model and tenant names can share a key ({@code a:b} + {@code c} is not
+ * {@code a} + {@code b:c}).
+ */
+final class BucketKeys {
+
+    private BucketKeys() {
+    }
+
+    /** The key prefix of a model's buckets. */
+    static String model(String client, String model) {
+        return escape(client) + ":" + escape(model);
+    }
+
+    /** The key prefix of a tenant's buckets on a model. */
+    static String tenant(String modelKey, String tenant) {
+        return modelKey + ":tenant:" + escape(tenant);
+    }
+
+    static String escape(String name) {
+        if (name.indexOf(':') < 0 && name.indexOf('%') < 0) {
+            return name;
+        }
+        return name.replace("%", "%25").replace(":", "%3A");
+    }
+
+}

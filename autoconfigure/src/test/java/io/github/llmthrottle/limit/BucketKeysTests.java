@@ -1,0 +1,23 @@
+package io.github.llmthrottle.limit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BucketKeysTests {
+
+    @Test
+    void namesContainingTheSeparatorCannotShareAKey() {
+        assertThat(BucketKeys.model("a:b", "c")).isNotEqualTo(BucketKeys.model("a", "b:c"));
+        assertThat(BucketKeys.tenant(BucketKeys.model("a", "b"), "c"))
+            .isNotEqualTo(BucketKeys.model("a", "b:tenant:c"));
+        assertThat(BucketKeys.model("a%3Ab", "c")).isNotEqualTo(BucketKeys.model("a:b", "c"));
+    }
+
+    @Test
+    void plainNamesKeepTheirKeys() {
+        assertThat(BucketKeys.model("anthropic", "claude-sonnet-4-5")).isEqualTo("anthropic:claude-sonnet-4-5");
+        assertThat(BucketKeys.tenant("anthropic:opus", "acme")).isEqualTo("anthropic:opus:tenant:acme");
+    }
+
+}
