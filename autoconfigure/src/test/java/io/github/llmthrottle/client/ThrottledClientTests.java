@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.Condition;
 
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.LlmThrottleException;
@@ -87,7 +86,7 @@ class ThrottledClientTests {
 
     private final FakeClock clock = FakeClock.at("2026-08-20T10:00:00Z");
 
-    private final TimeSource time = new AdvancingTimeSource(this.clock);
+    private final TimeSource time = this.clock.advancingWaits();
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
@@ -373,37 +372,6 @@ class ThrottledClientTests {
         return new ThrottledClient(clientSettings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE,
                 new CompositeThrottleObserver(List.of(metrics, this.signals, recorder)), new RequestBodyReader(),
                 new UsageReader(), CircuitSettings.DEFAULTS, this.time);
-    }
-
-    /** The fake clock, whose waits for admission move it on instead of blocking. */
-    private static final class AdvancingTimeSource implements TimeSource {
-
-        private final FakeClock clock;
-
-        AdvancingTimeSource(FakeClock clock) {
-            this.clock = clock;
-        }
-
-        @Override
-        public Instant instant() {
-            return this.clock.instant();
-        }
-
-        @Override
-        public long nanoTime() {
-            return this.clock.nanoTime();
-        }
-
-        @Override
-        public void sleep(Duration duration) throws InterruptedException {
-            this.clock.sleep(duration);
-        }
-
-        @Override
-        public void await(Condition condition, long nanos) {
-            this.clock.advance(Duration.ofNanos(nanos));
-        }
-
     }
 
 }

@@ -44,7 +44,7 @@ class ModelLimiterQueueTests {
 
     private ModelLimiter limiter(ModelLimits limits) {
         return new ModelLimiter("anthropic", "opus", limits, this.capacity, Duration.ofMinutes(10), this.tenants,
-                this.store, new PollingWaits(this.clock));
+                this.store, this.clock.pollingWaits());
     }
 
     private AsyncAcquire enqueue(ModelLimiter limiter, Priority priority, @Nullable String tenant, long input) {

@@ -7,7 +7,9 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
 
 /**
  * A time source for tests that only moves when told to: its sleeps advance it and are
@@ -19,12 +21,50 @@ public final class FakeClock extends Clock implements TimeSource {
 
     private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
+    private volatile Waits waits = Waits.REAL;
+
     public FakeClock(Instant start) {
         this.nanos = new AtomicLong(start.getEpochSecond() * 1_000_000_000L + start.getNano());
     }
 
     public static FakeClock at(String instant) {
         return new FakeClock(Instant.parse(instant));
+    }
+
+    /**
+     * Makes waits for admission move this clock forward by the whole wait instead of
+     * waiting, as if nothing signalled the caller in the meantime: for single-threaded
+     * tests.
+     * @return this clock
+     */
+    public FakeClock advancingWaits() {
+        this.waits = Waits.ADVANCE;
+        return this;
+    }
+
+    /**
+     * Makes waits for admission wait at most a millisecond of real time, so the caller
+     * re-reads this clock that the test moves: for tests with real threads, whose
+     * deadlines pass only when the test advances the clock.
+     * @return this clock
+     */
+    public FakeClock pollingWaits() {
+        this.waits = Waits.POLL;
+        return this;
+    }
+
+    @Override
+    public void await(Condition condition, long nanos) throws InterruptedException {
+        switch (this.waits) {
+            case ADVANCE -> {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedException();
+                }
+                advance(Duration.ofNanos(nanos));
+            }
+            case POLL -> condition.awaitNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            case REAL -> TimeSource.super.await(condition, nanos);
+        }
     }
 
     public void advance(Duration duration) {
@@ -70,6 +110,12 @@ public final class FakeClock extends Clock implements TimeSource {
     @Override
     public Clock withZone(ZoneId zone) {
         return this;
+    }
+
+    private enum Waits {
+
+        REAL, ADVANCE, POLL
+
     }
 
 }
