@@ -18,12 +18,29 @@ public class LlmThrottleException extends RuntimeException {
 
     private final @Nullable Duration retryAfter;
 
+    private final @Nullable String requestId;
+
     public LlmThrottleException(String message, String client, String model, @Nullable Duration retryAfter,
             @Nullable Throwable cause) {
-        super(message, cause);
+        this(message, client, model, retryAfter, cause, null);
+    }
+
+    /**
+     * Creates an exception that knows the provider's request id of the last response.
+     * @param message the message
+     * @param client the client name
+     * @param model the model name
+     * @param retryAfter how long to wait, or {@code null}
+     * @param cause the cause, or {@code null}
+     * @param requestId the provider's request id of the last response, or {@code null}
+     */
+    protected LlmThrottleException(String message, String client, String model, @Nullable Duration retryAfter,
+            @Nullable Throwable cause, @Nullable String requestId) {
+        super(message + ((requestId != null) ? " (request id " + requestId + ")" : ""), cause);
         this.client = client;
         this.model = model;
         this.retryAfter = retryAfter;
+        this.requestId = requestId;
     }
 
     /**
@@ -48,6 +65,15 @@ public class LlmThrottleException extends RuntimeException {
      */
     public @Nullable Duration getRetryAfter() {
         return this.retryAfter;
+    }
+
+    /**
+     * The provider's request id of the last response ({@code request-id} from Anthropic,
+     * {@code x-request-id} from OpenAI), to quote to its support.
+     * @return the request id, or {@code null} when no response carried one (or none came)
+     */
+    public @Nullable String getRequestId() {
+        return this.requestId;
     }
 
     /**

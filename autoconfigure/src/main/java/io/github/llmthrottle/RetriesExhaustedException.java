@@ -12,8 +12,13 @@ public class RetriesExhaustedException extends LlmThrottleException {
 
     public RetriesExhaustedException(String client, String model, int attempts, String lastFailure,
             @Nullable Duration retryAfter, Throwable cause) {
+        this(client, model, attempts, lastFailure, retryAfter, cause, null);
+    }
+
+    public RetriesExhaustedException(String client, String model, int attempts, String lastFailure,
+            @Nullable Duration retryAfter, Throwable cause, @Nullable String requestId) {
         super("Gave up on " + describe(client, model) + " after " + attempts + " attempts; last failure: " + lastFailure
-                + retryHint(retryAfter), client, model, retryAfter, cause);
+                + retryHint(retryAfter), client, model, retryAfter, cause, requestId);
     }
 
 }

@@ -18,8 +18,14 @@ public class RetryAfterTooLongException extends LlmThrottleException {
 
     public RetryAfterTooLongException(String client, String model, Duration retryAfter, Duration maxRetryAfter,
             int status, @Nullable Throwable cause) {
+        this(client, model, retryAfter, maxRetryAfter, status, cause, null);
+    }
+
+    public RetryAfterTooLongException(String client, String model, Duration retryAfter, Duration maxRetryAfter,
+            int status, @Nullable Throwable cause, @Nullable String requestId) {
         super("Provider asked " + describe(client, model) + " to wait " + format(retryAfter) + " (HTTP " + status
-                + "), longer than max-retry-after " + format(maxRetryAfter), client, model, retryAfter, cause);
+                + "), longer than max-retry-after " + format(maxRetryAfter), client, model, retryAfter, cause,
+                requestId);
     }
 
     @Override

@@ -25,6 +25,8 @@ import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  * @param <R> the adapter's response type
  */
 final class ThrottledCall<R extends ProviderResponse> {
+
+    private static final Log logger = LogFactory.getLog(ThrottledCall.class);
 
     private static final int MAX_ERROR_BODY = 1024 * 1024;
 
@@ -121,6 +125,8 @@ final class ThrottledCall<R extends ProviderResponse> {
             return response;
         }
         catch (LlmThrottleException ex) {
+            logger
+                .warn("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex.getMessage());
             RejectionReason rejection = ex.getRejectionReason();
             if (rejection != null) {
                 this.client.events.onRejected(this.client.getName(), this.model.name, rejection, ex);
@@ -129,6 +135,7 @@ final class ThrottledCall<R extends ProviderResponse> {
             throw ex;
         }
         catch (IOException | RuntimeException | Error ex) {
+            logger.warn("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex);
             callEnded(CallOutcome.FAILED);
             throw ex;
         }
@@ -278,12 +285,13 @@ final class ThrottledCall<R extends ProviderResponse> {
             }
             Duration serverWait = classification.serverWait();
             if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
-                pauseModel(serverWait);
+                pauseModel(serverWait, "HTTP " + status, requestId(headers));
             }
             if (classification.retryable()) {
                 permit.settle(ThrottledCall.this.admission.inputTokens(), 0);
                 permit.release(isCapacitySignal(classification) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
-                throw new RetryableResponseException(classification, response.toException(errorBody));
+                throw new RetryableResponseException(classification, response.toException(errorBody),
+                        requestId(headers));
             }
             permit.settle(0, 0);
             permit.release(Permit.Outcome.IGNORED);
@@ -318,7 +326,7 @@ final class ThrottledCall<R extends ProviderResponse> {
                         // retry-after with it): pause the model too
                         RetryAfter serverWait = RetryAfter.fromHeaders(headers, ThrottledCall.this.client.time.clock());
                         if (serverWait != null) {
-                            pauseModel(serverWait.duration());
+                            pauseModel(serverWait.duration(), "a rate-limit event in a 200 stream", requestId(headers));
                         }
                     }
                     permit.release((attemptOutcome != Outcome.SUCCESS) ? Permit.Outcome.DROPPED
@@ -395,9 +403,22 @@ final class ThrottledCall<R extends ProviderResponse> {
      * fails the calls that would sleep it anyway, and must not stall the model for
      * longer.
      */
-    private void pauseModel(Duration serverWait) {
+    private void pauseModel(Duration serverWait, String signal, @Nullable String requestId) {
         Duration cap = this.client.settings.retry().maxRetryAfter();
-        this.model.limiter.pause((serverWait.compareTo(cap) > 0) ? cap : serverWait);
+        Duration pause = (serverWait.compareTo(cap) > 0) ? cap : serverWait;
+        this.model.limiter.pause(pause);
+        logger.info("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
+                + ((requestId != null) ? ", request id " + requestId : "") + "); every call of the model waits " + pause
+                + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : ""));
+    }
+
+    /**
+     * The provider's request id of a response: {@code request-id} (Anthropic) or
+     * {@code x-request-id}.
+     */
+    private static @Nullable String requestId(Headers headers) {
+        String id = headers.first("request-id");
+        return (id != null) ? id : headers.first("x-request-id");
     }
 
     private void calibrate(@Nullable RateLimitSnapshot snapshot) {

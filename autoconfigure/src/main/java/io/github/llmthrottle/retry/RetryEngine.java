@@ -192,12 +192,13 @@ public final class RetryEngine {
         int attempts = context.getRetryCount();
         if (attempts <= this.settings.maxRetries() && isTooLong(classification, context)) {
             return new RetryAfterTooLongException(client, model, serverWait, maxRetryAfter(context),
-                    classification.status(), retryable.getFailure());
+                    classification.status(), retryable.getFailure(), retryable.getRequestId());
         }
         Throwable failure = retryable.getFailure();
         String lastFailure = (classification.outcome() == Classification.Outcome.IO_ERROR)
                 ? "I/O error (" + failure + ")" : classification.describe();
-        return new RetriesExhaustedException(client, model, attempts, lastFailure, serverWait, failure);
+        return new RetriesExhaustedException(client, model, attempts, lastFailure, serverWait, failure,
+                retryable.getRequestId());
     }
 
     private boolean isTooLong(Classification classification, RetryContext context) {
@@ -303,6 +304,14 @@ public final class RetryEngine {
             String client = attribute(state.context, CLIENT);
             String model = attribute(state.context, MODEL);
             notifyListener(() -> RetryEngine.this.listener.onRetry(client, model, classification, wait, retry));
+            if (logger.isDebugEnabled()) {
+                String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
+                String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
+                String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
+                logger.debug("Client '" + client + "', model '" + model + "': retry " + retry + " of "
+                        + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
+                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")");
+            }
             try {
                 if (Thread.currentThread().isInterrupted()) {
                     throw new InterruptedException();

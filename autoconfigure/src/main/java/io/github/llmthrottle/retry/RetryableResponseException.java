@@ -1,5 +1,7 @@
 package io.github.llmthrottle.retry;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by a {@link RetryEngine.Attempt} to say "this attempt failed and may be
  * retried". It carries the {@link Classification} the engine needs (the server's wait,
@@ -11,6 +13,8 @@ public class RetryableResponseException extends RuntimeException {
 
     private final Classification classification;
 
+    private final @Nullable String requestId;
+
     /**
      * Creates an exception for a retryable outcome.
      * @param classification the outcome, which must be {@link Classification#retryable()
@@ -20,7 +24,19 @@ public class RetryableResponseException extends RuntimeException {
      * Spring's own {@code HttpServerErrorException}), or the I/O error
      */
     public RetryableResponseException(Classification classification, Throwable failure) {
+        this(classification, failure, null);
+    }
+
+    /**
+     * Creates an exception for a retryable response.
+     * @param classification the outcome, which must be {@link Classification#retryable()
+     * retryable}
+     * @param failure what to report as the cause if retrying gives up
+     * @param requestId the provider's request id of the response, or {@code null}
+     */
+    public RetryableResponseException(Classification classification, Throwable failure, @Nullable String requestId) {
         super("Retryable " + classification.describe(), failure, false, false);
+        this.requestId = requestId;
         if (!classification.retryable()) {
             throw new IllegalArgumentException("Classification is not retryable: " + classification.describe());
         }
@@ -33,6 +49,14 @@ public class RetryableResponseException extends RuntimeException {
      */
     public Classification getClassification() {
         return this.classification;
+    }
+
+    /**
+     * The provider's request id of the failed response.
+     * @return the request id, or {@code null}
+     */
+    public @Nullable String getRequestId() {
+        return this.requestId;
     }
 
     /**

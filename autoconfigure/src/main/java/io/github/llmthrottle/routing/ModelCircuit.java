@@ -7,6 +7,8 @@ import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  * never held while waiting.
  */
 public final class ModelCircuit {
+
+    private static final Log logger = LogFactory.getLog(ModelCircuit.class);
 
     private final String client;
 
@@ -197,6 +201,7 @@ public final class ModelCircuit {
     }
 
     private void transition(CircuitState next, long now) {
+        CircuitState previous = this.state;
         this.state = next;
         this.epoch++;
         this.consecutiveFailures = 0;
@@ -204,6 +209,14 @@ public final class ModelCircuit {
         this.probesSucceeded = 0;
         this.openUntil = (next == CircuitState.OPEN) ? Nanos.saturatedAdd(now, Nanos.of(this.settings.openWait()))
                 : Long.MIN_VALUE;
+        String message = "Circuit of client '" + this.client + "', model '" + this.model + "': " + previous + " -> "
+                + next;
+        if (next == CircuitState.OPEN) {
+            logger.warn(message + "; calls fail fast for " + this.settings.openWait());
+        }
+        else {
+            logger.info(message);
+        }
     }
 
     private void complete(Permission permission, @Nullable Outcome outcome) {

@@ -36,6 +36,12 @@ import io.github.llmthrottle.time.FakeClock;
 import io.github.llmthrottle.time.TimeSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -46,6 +52,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * bodies and streams, the circuit, and the one channel of events that totals, metrics and
  * health all read.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ThrottledClientTests {
 
     private static final String MODEL = "opus";
@@ -121,6 +128,44 @@ class ThrottledClientTests {
             assertThat(totals.succeeded()).isEqualTo(1);
         });
         assertThat(this.provider.sent()).allSatisfy((sent) -> assertThat(sent.closed).isTrue());
+    }
+
+    @Test
+    void retriesPausesCircuitTransitionsAndFinalFailuresAreLoggedWithTheProvidersRequestId(CapturedOutput output) {
+        LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
+        logging.setLogLevel("io.github.llmthrottle.retry", LogLevel.DEBUG);
+        try {
+            assertEveryStepIsLogged(output);
+        }
+        finally {
+            logging.setLogLevel("io.github.llmthrottle.retry", null);
+        }
+    }
+
+    private void assertEveryStepIsLogged(CapturedOutput output) {
+        this.provider.then(429, RATE_LIMITED, "retry-after", "1", "request-id", "req_first")
+            .then(529, OVERLOADED, "request-id", "req_second")
+            .then(529, OVERLOADED, "request-id", "req_last");
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> this.client.exchange(request(REQUEST), this.provider))
+            .satisfies((ex) -> assertThat(ex.getRequestId()).isEqualTo("req_last"))
+            .withMessageContaining("request id req_last");
+        assertThat(output)
+            .contains("model 'opus': rate limited (HTTP 429, request id req_first); every call of the"
+                    + " model waits PT1S")
+            .contains("retry 1 of 2 after HTTP 429 (rate_limited, request id req_first) in PT1S (the server asked for"
+                    + " PT1S)")
+            .contains("retry 2 of 2 after HTTP 529 (overloaded, request id req_second) in PT1S (back-off)")
+            .contains("Call to client 'anthropic', model 'opus' failed: Gave up on");
+        assertThat(output.toString().split("Call to client", -1)).hasSize(2);
+        for (int i = 0; i < CircuitSettings.DEFAULTS.failureThreshold(); i++) {
+            this.provider.thenIoError("Connection reset");
+        }
+        this.provider.thenIoError("Connection reset");
+        assertThatExceptionOfType(LlmThrottleException.class)
+            .isThrownBy(() -> this.client.exchange(request(REQUEST), this.provider));
+        assertThat(output)
+            .contains("Circuit of client 'anthropic', model 'opus': CLOSED -> OPEN; calls fail fast for" + " PT30S");
     }
 
     @Test
