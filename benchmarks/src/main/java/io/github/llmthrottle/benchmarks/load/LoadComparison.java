@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.llmthrottle.benchmarks.MessagesBodies;
@@ -41,6 +42,22 @@ public final class LoadComparison {
     }
 
     public static void main(String[] args) throws Exception {
+        compare(args, ContenderSpec::all);
+        System.exit(0);
+    }
+
+    /**
+     * Parses the options of {@link #main(String[])}, runs the chosen scenario against
+     * each of the given contenders whose name matches {@code --only}, and prints the
+     * scenario, a line per contender and the Markdown table. Other modules with their own
+     * classpath (the Spring AI contenders) run their contenders through it.
+     * @param args the command-line options
+     * @param contenders the contenders of a scenario, in the table's order
+     * @return the results, in the table's order
+     * @throws InterruptedException if interrupted
+     */
+    public static List<ContenderResult> compare(String[] args, Function<LoadScenario, List<ContenderSpec>> contenders)
+            throws InterruptedException {
         Duration duration = Duration.ofSeconds(20);
         Double rate = null;
         List<String> only = List.of();
@@ -66,7 +83,7 @@ public final class LoadComparison {
         }
         System.out.println(describe(scenario));
         List<ContenderResult> results = new ArrayList<>();
-        for (ContenderSpec spec : ContenderSpec.all(scenario)) {
+        for (ContenderSpec spec : contenders.apply(scenario)) {
             String name = spec.name().toLowerCase(Locale.ROOT);
             if (!only.isEmpty() && only.stream().noneMatch(name::contains)) {
                 continue;
@@ -78,7 +95,7 @@ public final class LoadComparison {
         }
         System.out.println();
         System.out.println(table(results));
-        System.exit(0);
+        return results;
     }
 
     /**
