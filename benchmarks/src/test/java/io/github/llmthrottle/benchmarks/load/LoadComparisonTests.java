@@ -35,7 +35,10 @@ class LoadComparisonTests {
         assertThat(result.succeeded()).isEqualTo(5);
         assertThat(result.attempts()).as("attempts the simulator saw").isEqualTo(5);
         assertThat(result.rateLimited()).isZero();
-        assertThat(result.latency(99)).isLessThan(Duration.ofSeconds(5));
+        // a bound against a hang, not a figure: the first contender pays class loading
+        // and JIT,
+        // and a busy 2-CPU machine once took 5.5 s
+        assertThat(result.latency(99)).isLessThan(Duration.ofSeconds(30));
     }
 
     @Test
