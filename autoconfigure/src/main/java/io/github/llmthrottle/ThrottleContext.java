@@ -75,6 +75,21 @@ public final class ThrottleContext {
         };
     }
 
+    /**
+     * Replaces the context of this thread without a scope, for context propagation
+     * libraries that capture and restore thread-locals themselves
+     * ({@code ThrottleContextAccessor}).
+     * @param context the context, or {@code null} to clear it
+     */
+    static void set(@Nullable ThrottleContext context) {
+        if (context != null) {
+            CURRENT.set(context);
+        }
+        else {
+            CURRENT.remove();
+        }
+    }
+
     public String getClient() {
         return this.client;
     }
