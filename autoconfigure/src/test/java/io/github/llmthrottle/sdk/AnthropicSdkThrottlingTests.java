@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.http.Interceptor;
 import com.anthropic.core.http.StreamResponse;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -150,6 +152,12 @@ class AnthropicSdkThrottlingTests {
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("llm.throttle.clients.claude")
             .hasMessageContaining("[anthropic]"));
+    }
+
+    @Test
+    void noHookWithoutTheAnthropicSdk() {
+        this.runner.withClassLoader(new FilteredClassLoader(Interceptor.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(AnthropicSdkThrottling.class));
     }
 
     private static ThrottledModel model(ApplicationContext context) {
