@@ -38,6 +38,16 @@ class AssistantController {
         return this.assistant.summarize(document);
     }
 
+    @PostMapping("/reply")
+    Answer reply(@RequestBody Document document) {
+        return this.assistant.draftReply(document);
+    }
+
+    @PostMapping("/report")
+    Answer report(@RequestBody AnalysisJob job) {
+        return this.assistant.streamReport(job);
+    }
+
     @PostMapping("/analyze")
     Answer analyze(@RequestBody AnalysisJob job) {
         return this.assistant.analyze(job);

@@ -8,6 +8,10 @@ import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.Throttled;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.ai.anthropic.AnthropicChatOptions;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.metadata.Usage;
+import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Service;
@@ -25,10 +29,13 @@ public class AssistantService {
 
     private final RestClient openai;
 
+    private final ChatClient chatClient;
+
     public AssistantService(@Qualifier("anthropicRestClient") RestClient anthropic,
-            @Qualifier("openaiRestClient") RestClient openai) {
+            @Qualifier("openaiRestClient") RestClient openai, ChatClient.Builder chatClient) {
         this.anthropic = anthropic;
         this.openai = openai;
+        this.chatClient = chatClient.build();
     }
 
     /**
@@ -83,6 +90,68 @@ public class AssistantService {
         return new Answer(response.path("choices").path(0).path("message").path("content").asString(""),
                 response.path("model").asString(model(SimulatedProvider.GPT)), usage.path("prompt_tokens").asLong(),
                 usage.path("completion_tokens").asLong());
+    }
+
+    /**
+     * Drafts a reply to a tenant's message through Spring AI's {@code ChatClient}
+     * ({@code call()}), at normal priority.
+     * @param document the tenant's message
+     * @return the draft
+     */
+    public Answer draftReply(Document document) {
+        ChatResponse response = this.chatClient.prompt("Draft a reply to:\n" + document.text())
+            .options(AnthropicChatOptions.builder().model(SimulatedProvider.SONNET).maxTokens(200))
+            .advisors((advisor) -> advisor.param("llm.throttle.priority", Priority.NORMAL)
+                .param("llm.throttle.tenant", document.tenant()))
+            .call()
+            .chatResponse();
+        return answer(List.of(response));
+    }
+
+    /**
+     * Writes a background report for a tenant through Spring AI's {@code ChatClient},
+     * streamed ({@code stream()}), at batch priority: it waits behind interactive work
+     * before the stream starts.
+     * @param job what to report on
+     * @return the report
+     */
+    public Answer streamReport(AnalysisJob job) {
+        List<ChatResponse> chunks = this.chatClient.prompt("Write a report on:\n" + job.text())
+            .options(AnthropicChatOptions.builder().model(SimulatedProvider.SONNET).maxTokens(300))
+            .advisors((advisor) -> advisor.param("llm.throttle.priority", "BATCH")
+                .param("llm.throttle.tenant", job.tenant()))
+            .stream()
+            .chatResponse()
+            .collectList()
+            .block();
+        return answer((chunks != null) ? chunks : List.of());
+    }
+
+    /** The text, model and usage of a Spring AI response (the chunks of a stream). */
+    private static Answer answer(List<ChatResponse> responses) {
+        StringBuilder text = new StringBuilder();
+        String model = SimulatedProvider.SONNET;
+        long input = 0;
+        long output = 0;
+        for (ChatResponse response : responses) {
+            if (response == null) {
+                continue;
+            }
+            if (response.getResult() != null && response.getResult().getOutput().getText() != null) {
+                text.append(response.getResult().getOutput().getText());
+            }
+            if (response.getMetadata().getModel() != null && !response.getMetadata().getModel().isEmpty()) {
+                model = response.getMetadata().getModel();
+            }
+            Usage usage = response.getMetadata().getUsage();
+            if (usage != null) {
+                // a stream's usage grows event by event: its largest figures are the
+                // totals
+                input = Math.max(input, (usage.getPromptTokens() != null) ? usage.getPromptTokens() : 0);
+                output = Math.max(output, (usage.getCompletionTokens() != null) ? usage.getCompletionTokens() : 0);
+            }
+        }
+        return new Answer(text.toString(), model, input, output);
     }
 
     /**

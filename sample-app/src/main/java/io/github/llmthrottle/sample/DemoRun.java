@@ -41,9 +41,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * The demo: once the application is ready, a burst of mixed calls far above the simulated
- * limits (realtime questions, normal summaries, batch analyses, classifications; two
- * tenants), with a progress bar, then a summary table. The application keeps serving
- * afterwards unless {@code demo.exit-when-done=true}.
+ * limits (realtime questions, normal summaries and replies, batch analyses and reports,
+ * classifications; two tenants; the replies and reports through Spring AI's
+ * {@code ChatClient}, sync and streamed), with a progress bar, then a summary table. The
+ * application keeps serving afterwards unless {@code demo.exit-when-done=true}.
  */
 @Component
 public class DemoRun implements DisposableBean {
@@ -81,6 +82,10 @@ public class DemoRun implements DisposableBean {
     private final Map<Priority, ConcurrentLinkedQueue<Outcome>> outcomes = new EnumMap<>(Priority.class);
 
     private final AtomicInteger finished = new AtomicInteger();
+
+    private final AtomicInteger chatClientCalls = new AtomicInteger();
+
+    private final AtomicInteger chatClientStreams = new AtomicInteger();
 
     private final CompletableFuture<String> summary = new CompletableFuture<>();
 
@@ -217,11 +222,23 @@ public class DemoRun implements DisposableBean {
         }
         if (kind < 6) {
             String text = words(random, 150 + random.nextInt(200));
-            return measured(Priority.NORMAL, () -> this.assistant.summarize(new Document(tenant, text)));
+            Document document = new Document(tenant, text);
+            // every other one through Spring AI's ChatClient (call())
+            if (index % 2 == 0) {
+                return measured(Priority.NORMAL, () -> this.assistant.summarize(document));
+            }
+            this.chatClientCalls.incrementAndGet();
+            return measured(Priority.NORMAL, () -> this.assistant.draftReply(document));
         }
         if (kind < 9) {
             String text = words(random, 250 + random.nextInt(250));
-            return measured(Priority.BATCH, () -> this.assistant.analyze(new AnalysisJob(tenant, text)));
+            AnalysisJob job = new AnalysisJob(tenant, text);
+            // one in three through Spring AI's ChatClient, streamed (stream())
+            if (index % 3 != 0) {
+                return measured(Priority.BATCH, () -> this.assistant.analyze(job));
+            }
+            this.chatClientStreams.incrementAndGet();
+            return measured(Priority.BATCH, () -> this.assistant.streamReport(job));
         }
         String text = words(random, 30 + random.nextInt(40));
         return measured(Priority.NORMAL, () -> this.assistant.classify(text));
@@ -273,6 +290,9 @@ public class DemoRun implements DisposableBean {
                     ok, degraded, failed, fallbacks, percentiles(this.queueWaits.waitsMillis(priority)),
                     percentiles(latencies)));
         }
+        table.append(String.format(Locale.ROOT,
+                "(of which through Spring AI's ChatClient: %d call() at NORMAL, %d stream() at BATCH)%n",
+                this.chatClientCalls.get(), this.chatClientStreams.get()));
         table.append(String.format(Locale.ROOT, "%n%-10s %-18s %7s %9s %6s %6s %9s %12s %12s%n", "client", "model",
                 "calls", "attempts", "429s", "529s", "retries", "input tok", "output tok"));
         for (ThrottledClient client : this.registry.getClients().values()) {

@@ -51,8 +51,14 @@ class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProces
         }
         properties.put("sample.anthropic.base-url",
                 (anthropicKey || simulator == null) ? "https://api.anthropic.com" : simulator);
-        properties.put("sample.openai.base-url",
-                (openAiKey || simulator == null) ? "https://api.openai.com/v1" : simulator + "/v1");
+        // the simulator serves both APIs on one port, and llm-throttle tells the clients
+        // of
+        // a request that is not sent through their own RestClient (Spring AI's) apart by
+        // host, then longest base path: under one host, the OpenAI client's /v1 would
+        // claim
+        // Anthropic's /v1/messages, so OpenAI's side is addressed by name
+        properties.put("sample.openai.base-url", (openAiKey || simulator == null) ? "https://api.openai.com/v1"
+                : "http://localhost:" + properties.get("sample.simulator.port") + "/v1");
         environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE, properties));
     }
 

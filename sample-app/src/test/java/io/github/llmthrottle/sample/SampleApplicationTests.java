@@ -20,7 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The sample application against its embedded simulated provider: a small demo burst
  * completes with a summary, the REST endpoints answer through {@code @Throttled} methods,
- * and the {@code llmthrottle} endpoint and health show every configured model.
+ * Spring AI's {@code ChatClient} calls are throttled and counted like the
+ * {@code RestClient}'s, and the {@code llmthrottle} endpoint and health show every
+ * configured model.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "demo.calls=30", "demo.threads=6" })
@@ -38,6 +40,9 @@ class SampleApplicationTests {
     @Autowired
     private LlmSimulator simulator;
 
+    @Autowired
+    private AssistantService assistant;
+
     @Test
     void demoBurstEndsWithASummaryAndEveryCallAnswered() throws Exception {
         String summary = this.demo.summary().get(120, TimeUnit.SECONDS);
@@ -46,6 +51,29 @@ class SampleApplicationTests {
         assertThat(progress.finished()).isEqualTo(30);
         assertThat(progress.failed()).isZero();
         assertThat(this.simulator.stats().attempts()).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    void chatClientCallsAndStreamsAreCountedInTheEndpointTotalsOfTheirModel() throws Exception {
+        // after the burst, so that only these calls move the totals
+        this.demo.summary().get(120, TimeUnit.SECONDS);
+        long attempts = this.simulator.stats(SimulatedProvider.SONNET).attempts();
+        JsonNode before = sonnetTotals();
+        Answer reply = this.assistant.draftReply(new AssistantService.Document("acme", "Where is my order?"));
+        Answer report = this.assistant.streamReport(new AssistantService.AnalysisJob("globex", "token buckets"));
+        assertThat(reply.text()).isNotBlank();
+        assertThat(report.text()).isNotBlank();
+        assertThat(reply.outputTokens()).isPositive();
+        assertThat(report.outputTokens()).isPositive();
+        JsonNode after = sonnetTotals();
+        assertThat(after.path("calls").asLong() - before.path("calls").asLong()).isEqualTo(2);
+        assertThat(after.path("succeeded").asLong() - before.path("succeeded").asLong()).isEqualTo(2);
+        assertThat(after.path("outputTokens").asLong() - before.path("outputTokens").asLong())
+            .isEqualTo(reply.outputTokens() + report.outputTokens());
+        assertThat(after.path("inputTokens").asLong() - before.path("inputTokens").asLong())
+            .isEqualTo(reply.inputTokens() + report.inputTokens());
+        assertThat(this.simulator.stats(SimulatedProvider.SONNET).attempts() - attempts)
+            .isEqualTo(after.path("attempts").asLong() - before.path("attempts").asLong());
     }
 
     @Test
@@ -76,6 +104,11 @@ class SampleApplicationTests {
             .doesNotContain("sk-simulated-demo-key");
         JsonNode readiness = client().get().uri("/actuator/health/readiness").retrieve().body(JsonNode.class);
         assertThat(readiness.path("status").asString()).isEqualTo("UP");
+    }
+
+    private JsonNode sonnetTotals() {
+        JsonNode state = client().get().uri("/actuator/llmthrottle").retrieve().body(JsonNode.class);
+        return state.path("clients").path("anthropic").path("models").path(SimulatedProvider.SONNET).path("totals");
     }
 
     private RestClient client() {

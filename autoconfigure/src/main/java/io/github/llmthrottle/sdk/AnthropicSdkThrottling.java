@@ -1,0 +1,302 @@
+package io.github.llmthrottle.sdk;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+import com.anthropic.core.RequestOptions;
+import com.anthropic.core.http.Headers;
+import com.anthropic.core.http.HttpClient;
+import com.anthropic.core.http.HttpRequest;
+import com.anthropic.core.http.HttpRequestBody;
+import com.anthropic.core.http.HttpResponse;
+import com.anthropic.core.http.Interceptor;
+import com.anthropic.errors.AnthropicIoException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ProviderResponse;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledResponse;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one-line hook that throttles an {@code anthropic-java} client built without Spring
+ * AI: this bean hands out an SDK-level {@link Interceptor} for a configured client, added
+ * on the SDK client's builder, <pre class="code">
+ * AnthropicClient client = AnthropicOkHttpClient.builder().fromEnv().addInterceptor(throttling.interceptor("anthropic")).maxRetries(0).build();
+ * </pre> Every request the SDK client sends goes through that client's call pipeline
+ * ({@link ThrottledClient#exchange}): admission, calibration, 429 pause, circuit, retries
+ * per {@code llm.throttle.retry}, settlement from the JSON body or the stream's events,
+ * totals, health and metrics. The client is named rather than resolved from the URL: the
+ * SDK's interceptors see a request before its backend sets the base URL.
+ * <p>
+ * One retry layer: the SDK applies its interceptors below its own retry loop, so a retry
+ * of the SDK would pass through llm-throttle again. Every response handed back carries
+ * {@code x-should-retry: false}, which that loop obeys, and a throttling failure is
+ * thrown as the {@link LlmThrottleException} it is, which it does not retry;
+ * {@code maxRetries(0)} in the same line also turns off its retries of I/O errors.
+ * <p>
+ * A {@code @Throttled} invocation's context applies on the calling thread, and is carried
+ * to the thread an asynchronous request ({@code AnthropicClientAsync}) runs on; that
+ * request waits for admission on a thread of {@link ForkJoinPool#commonPool()} (or the
+ * executor given), never on the caller's.
+ */
+public final class AnthropicSdkThrottling {
+
+    static final String SHOULD_RETRY_HEADER = "x-should-retry";
+
+    private static final String EVENT_STREAM = "text/event-stream";
+
+    private final LlmThrottleRegistry registry;
+
+    private final Executor asyncExecutor;
+
+    /**
+     * Creates the interceptor; asynchronous requests wait for admission on
+     * {@link ForkJoinPool#commonPool()}.
+     * @param registry the configured clients
+     */
+    public AnthropicSdkThrottling(LlmThrottleRegistry registry) {
+        this(registry, ForkJoinPool.commonPool());
+    }
+
+    /**
+     * Creates the interceptor.
+     * @param registry the configured clients
+     * @param asyncExecutor where asynchronous requests wait for admission and are sent
+     */
+    public AnthropicSdkThrottling(LlmThrottleRegistry registry, Executor asyncExecutor) {
+        this.registry = registry;
+        this.asyncExecutor = asyncExecutor;
+    }
+
+    /**
+     * The interceptor that throttles an SDK client's requests with the configured client
+     * {@code name}.
+     * @param name a client configured under {@code llm.throttle.clients}
+     * @return the interceptor to add on the SDK client's builder
+     * @throws IllegalArgumentException when no client is configured under that name
+     */
+    public Interceptor interceptor(String name) {
+        ThrottledClient client = this.registry.getClient(name);
+        if (client == null) {
+            throw new IllegalArgumentException(
+                    "No llm-throttle client '" + name + "' is configured (llm.throttle.clients." + name
+                            + "); configured: " + this.registry.getClients().keySet());
+        }
+        return (httpClient) -> new ThrottlingHttpClient(client, httpClient);
+    }
+
+    private final class ThrottlingHttpClient implements HttpClient {
+
+        private final ThrottledClient client;
+
+        private final HttpClient delegate;
+
+        ThrottlingHttpClient(ThrottledClient client, HttpClient delegate) {
+            this.client = client;
+            this.delegate = delegate;
+        }
+
+        @Override
+        public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+            HttpRequestBody requestBody = request.body();
+            byte[] body = bytes(requestBody);
+            // the body as bytes, so that every attempt sends it again
+            HttpRequest outgoing = request.toBuilder()
+                .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
+                .build();
+            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri(request),
+                    request.headers()::values, body, acceptsEventStream(request.headers()));
+            ThrottledResponse<SdkResponse> response;
+            try {
+                response = this.client.exchange(providerRequest, () -> send(outgoing, requestOptions));
+            }
+            catch (IOException ex) {
+                throw new AnthropicIoException(ex.getMessage(), ex);
+            }
+            return new ThrottledHttpResponse(response);
+        }
+
+        /** One attempt; the SDK's I/O failure as the I/O error the pipeline retries. */
+        private SdkResponse send(HttpRequest request, RequestOptions requestOptions) throws IOException {
+            try {
+                return new SdkResponse(this.delegate.execute(request, requestOptions));
+            }
+            catch (AnthropicIoException ex) {
+                throw (ex.getCause() instanceof IOException io) ? io : new IOException(ex.getMessage(), ex);
+            }
+        }
+
+        @Override
+        public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+            // the wait for admission and between retries blocks: on the executor, with
+            // the caller's @Throttled context
+            ThrottleContext context = ThrottleContext.current();
+            return CompletableFuture.supplyAsync(() -> {
+                try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
+                }) {
+                    return execute(request, requestOptions);
+                }
+            }, AnthropicSdkThrottling.this.asyncExecutor).handle((response, failure) -> {
+                if (failure == null) {
+                    return response;
+                }
+                throw (failure instanceof CompletionException) ? (CompletionException) failure
+                        : new CompletionException(failure);
+            });
+        }
+
+        /**
+         * Where the request goes: its own URL once the SDK has set its base URL, else the
+         * path under the configured client's base URL.
+         */
+        private URI uri(HttpRequest request) {
+            if (request.baseUrl() != null) {
+                return URI.create(request.url());
+            }
+            String base = this.client.getSettings().baseUrl().toString();
+            String url = request.toBuilder()
+                .baseUrl(base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
+                .build()
+                .url();
+            return URI.create(url);
+        }
+
+        @Override
+        public void close() {
+            this.delegate.close();
+        }
+
+    }
+
+    private static byte[] bytes(@Nullable HttpRequestBody body) {
+        if (body == null) {
+            return new byte[0];
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        body.writeTo(out);
+        return out.toByteArray();
+    }
+
+    private static boolean acceptsEventStream(Headers headers) {
+        return headers.values("Accept").stream().anyMatch((accept) -> accept.contains(EVENT_STREAM));
+    }
+
+    /** A request body of bytes in memory, sent again on every attempt. */
+    private record BytesBody(byte[] bytes, @Nullable String type) implements HttpRequestBody {
+
+        @Override
+        public void writeTo(OutputStream outputStream) {
+            try {
+                outputStream.write(this.bytes);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        @Override
+        public @Nullable String contentType() {
+            return this.type;
+        }
+
+        @Override
+        public long contentLength() {
+            return this.bytes.length;
+        }
+
+        @Override
+        public boolean repeatable() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+
+    }
+
+    /** The SDK's response as the call pipeline sees it. */
+    private record SdkResponse(HttpResponse response) implements ProviderResponse {
+
+        @Override
+        public int status() {
+            return this.response.statusCode();
+        }
+
+        @Override
+        public io.github.llmthrottle.provider.Headers headers() {
+            return this.response.headers()::values;
+        }
+
+        @Override
+        public InputStream body() {
+            return this.response.body();
+        }
+
+        @Override
+        public void close() {
+            this.response.close();
+        }
+
+    }
+
+    /**
+     * The pipeline's response as the SDK's: the provider's status and headers plus
+     * {@code x-should-retry: false}, and the body the pipeline hands out (bytes in
+     * memory, or the live stream settled as it is read).
+     */
+    private static final class ThrottledHttpResponse implements HttpResponse {
+
+        private final ThrottledResponse<SdkResponse> response;
+
+        private final Headers headers;
+
+        ThrottledHttpResponse(ThrottledResponse<SdkResponse> response) {
+            this.response = response;
+            this.headers = response.response()
+                .response()
+                .headers()
+                .toBuilder()
+                .replace(SHOULD_RETRY_HEADER, "false")
+                .build();
+        }
+
+        @Override
+        public int statusCode() {
+            return this.response.status();
+        }
+
+        @Override
+        public Headers headers() {
+            return this.headers;
+        }
+
+        @Override
+        public InputStream body() {
+            try {
+                return this.response.body();
+            }
+            catch (IOException ex) {
+                throw new AnthropicIoException(ex.getMessage(), ex);
+            }
+        }
+
+        @Override
+        public void close() {
+            this.response.close();
+        }
+
+    }
+
+}

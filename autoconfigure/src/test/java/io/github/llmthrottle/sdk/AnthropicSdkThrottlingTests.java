@@ -1,0 +1,167 @@
+package io.github.llmthrottle.sdk;
+
+import java.util.concurrent.TimeUnit;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.http.Interceptor;
+import com.anthropic.core.http.StreamResponse;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.RawMessageStreamEvent;
+import io.github.llmthrottle.RetriesExhaustedException;
+import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.autoconfigure.LlmThrottleSdkAutoConfiguration;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ModelTotals;
+import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.test.Fault;
+import io.github.llmthrottle.test.LlmSimulator;
+import io.github.llmthrottle.test.LlmSimulatorExtension;
+import io.github.llmthrottle.test.ModelLimits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The official Anthropic SDK ({@code anthropic-java} 2.52, as Spring AI 2.0.1 brings it)
+ * used without Spring AI, throttled by the one-line hook
+ * {@code AnthropicOkHttpClient.builder().addInterceptor(throttling.interceptor("anthropic"))},
+ * against the simulated provider.
+ */
+class AnthropicSdkThrottlingTests {
+
+    private static final String CLAUDE = "claude-sonnet-4-5";
+
+    @RegisterExtension
+    static final LlmSimulatorExtension simulator = LlmSimulatorExtension.of(LlmSimulator.builder()
+        .model(CLAUDE, ModelLimits.of(1000, 1_000_000, 100_000))
+        .outputTokens(40)
+        .noLatency());
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
+        .withPropertyValues("llm.throttle.retry.delay=10ms", "llm.throttle.retry.max-delay=50ms",
+                "llm.throttle.clients.anthropic.provider=anthropic",
+                "llm.throttle.clients.anthropic.base-url=" + simulator.baseUrl());
+
+    private static final MessageCreateParams PARAMS = MessageCreateParams.builder()
+        .model(CLAUDE)
+        .maxTokens(200)
+        .addUserMessage("Tell me about token buckets.")
+        .build();
+
+    @Test
+    void callIsAdmittedOnceAndSettledFromItsUsage() {
+        this.runner.run((context) -> {
+            AnthropicClient client = AnthropicOkHttpClient.builder()
+                .baseUrl(simulator.baseUrl())
+                .apiKey("test")
+                .addInterceptor(context.getBean(AnthropicSdkThrottling.class).interceptor("anthropic"))
+                .maxRetries(0)
+                .build();
+            Message message = client.messages().create(PARAMS);
+            assertThat(message.content()).isNotEmpty();
+            ModelTotals.Snapshot totals = model(context).getTotals().snapshot();
+            assertThat(totals.calls()).isEqualTo(1);
+            assertThat(totals.attempts()).isEqualTo(1);
+            assertThat(totals.succeeded()).isEqualTo(1);
+            assertThat(totals.outputTokens()).isEqualTo(40);
+            assertThat(totals.inputTokens()).isEqualTo(message.usage().inputTokens());
+        });
+    }
+
+    /**
+     * The SDK's own retries are left at their default (2) here: the
+     * {@code x-should-retry: false} llm-throttle hands back keeps them from multiplying.
+     */
+    @Test
+    void a429WithRetryAfterIsAttemptedMaxRetriesPlusOneTimesInAll() {
+        simulator.simulator()
+            .script(CLAUDE, Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"),
+                    Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"));
+        this.runner.withPropertyValues("llm.throttle.retry.max-retries=2").run((context) -> {
+            AnthropicClient client = AnthropicOkHttpClient.builder()
+                .baseUrl(simulator.baseUrl())
+                .apiKey("test")
+                .addInterceptor(context.getBean(AnthropicSdkThrottling.class).interceptor("anthropic"))
+                .build();
+            assertThatThrownBy(() -> client.messages().create(PARAMS)).isInstanceOf(RetriesExhaustedException.class);
+            assertThat(simulator.simulator().stats(CLAUDE).attempts()).isEqualTo(3);
+            ModelTotals.Snapshot totals = model(context).getTotals().snapshot();
+            assertThat(totals.attempts()).isEqualTo(3);
+            assertThat(totals.rateLimited()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void streamDeliversEveryEventAndSettlesUsageFromThem() {
+        this.runner.run((context) -> {
+            AnthropicClient client = AnthropicOkHttpClient.builder()
+                .baseUrl(simulator.baseUrl())
+                .apiKey("test")
+                .addInterceptor(context.getBean(AnthropicSdkThrottling.class).interceptor("anthropic"))
+                .maxRetries(0)
+                .build();
+            long events;
+            try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(PARAMS)) {
+                events = stream.stream().count();
+            }
+            assertThat(events).isGreaterThan(2);
+            ThrottledModel model = model(context);
+            ModelTotals.Snapshot totals = model.getTotals().snapshot();
+            assertThat(totals.calls()).isEqualTo(1);
+            assertThat(totals.attempts()).isEqualTo(1);
+            assertThat(totals.outputTokens()).isEqualTo(40);
+            assertThat(totals.inputTokens()).isPositive();
+            assertThat(model.getLimiter().state().inFlight()).isZero();
+        });
+    }
+
+    @Test
+    void asyncCallIsAdmittedAndSettledOffTheCallersThread() {
+        this.runner.run((context) -> {
+            AnthropicClient client = AnthropicOkHttpClient.builder()
+                .baseUrl(simulator.baseUrl())
+                .apiKey("test")
+                .addInterceptor(context.getBean(AnthropicSdkThrottling.class).interceptor("anthropic"))
+                .maxRetries(0)
+                .build();
+            Message message = client.async().messages().create(PARAMS).get(30, TimeUnit.SECONDS);
+            assertThat(message.content()).isNotEmpty();
+            ModelTotals.Snapshot totals = model(context).getTotals().snapshot();
+            assertThat(totals.calls()).isEqualTo(1);
+            assertThat(totals.outputTokens()).isEqualTo(40);
+        });
+    }
+
+    @Test
+    void interceptorOfAClientThatIsNotConfiguredIsRefusedWithTheConfiguredNames() {
+        this.runner.run((context) -> assertThatThrownBy(
+                () -> context.getBean(AnthropicSdkThrottling.class).interceptor("claude"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("llm.throttle.clients.claude")
+            .hasMessageContaining("[anthropic]"));
+    }
+
+    @Test
+    void noHookWithoutTheAnthropicSdk() {
+        this.runner.withClassLoader(new FilteredClassLoader(Interceptor.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(AnthropicSdkThrottling.class));
+    }
+
+    private static ThrottledModel model(ApplicationContext context) {
+        return context.getBean(LlmThrottleRegistry.class).getClient("anthropic").model(CLAUDE);
+    }
+
+}
