@@ -12,7 +12,6 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
-import io.github.llmthrottle.provider.RequestBodyReader;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.Request;
@@ -75,8 +74,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
 
     private final LlmThrottleRegistry registry;
 
-    private final RequestBodyReader requestReader = new RequestBodyReader();
-
     public OkHttpThrottlingInterceptor(LlmThrottleRegistry registry) {
         this.registry = registry;
     }
@@ -88,7 +85,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         // a request already throttled by an outer instance (the interceptor added twice
         // to one client) is sent as it is
         if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null) {
-            return chain.proceed(withoutCarrierHeaders(request).build());
+            return chain.proceed(hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request);
         }
         RequestBody requestBody = request.body();
         byte[] body = bytes(requestBody);
@@ -101,7 +98,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         ProviderRequest providerRequest = new ProviderRequest(request.method(), request.url().uri(),
                 request.headers()::values, body, acceptsEventStream(request));
         ThrottledResponse<OkHttpProviderResponse> response;
-        try (ThrottleContext.Scope scope = callerContext(request, client, body)) {
+        try (ThrottleContext.Scope scope = callerContext(request, client)) {
             response = client.exchange(providerRequest, () -> new OkHttpProviderResponse(chain.proceed(outgoing)));
         }
         catch (LlmThrottleException ex) {
@@ -136,7 +133,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      * The context the call runs with: a {@code @Throttled} invocation's own, else the
      * caller's priority and tenant as a context of the resolved client.
      */
-    private ThrottleContext.Scope callerContext(Request request, ThrottledClient client, byte[] body) {
+    private ThrottleContext.Scope callerContext(Request request, ThrottledClient client) {
         ThrottleContext current = ThrottleContext.current();
         if (current != null && current.getClient().equals(client.getName())) {
             return () -> {
@@ -150,11 +147,10 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             return () -> {
             };
         }
-        String model = this.requestReader.read(body).model();
-        if (model == null) {
-            String defaultModel = client.getSettings().defaultModel();
-            model = (defaultModel != null) ? defaultModel : "default";
-        }
+        // the call pipeline takes the model from the request body, which it reads anyway:
+        // the context's model only stands in for a body that names none
+        String defaultModel = client.getSettings().defaultModel();
+        String model = (defaultModel != null) ? defaultModel : "default";
         return ThrottleContext.open(new ThrottleContext(client.getName(), model, parameters.priority(),
                 parameters.tenant(), 0, parameters.maxWait()));
     }
@@ -205,6 +201,11 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      */
     private static boolean onAsyncCallThread() {
         return Thread.currentThread().getName().startsWith(ASYNC_CALL_THREAD_PREFIX);
+    }
+
+    private static boolean hasCarrierHeaders(Request request) {
+        return request.header(PRIORITY_HEADER) != null || request.header(TENANT_HEADER) != null
+                || request.header(MAX_WAIT_HEADER) != null || request.header(CLIENT_HEADER) != null;
     }
 
     private static Request.Builder withoutCarrierHeaders(Request request) {
