@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -57,6 +58,8 @@ final class StreamSettlement {
     private @Nullable String errorType;
 
     private final LongSupplier clock;
+
+    private volatile @Nullable Set<StreamSettlement> open;
 
     /** When the caller last opened or read the body, on {@link #clock}. */
     private volatile long lastActivity;
@@ -119,8 +122,27 @@ final class StreamSettlement {
         return true;
     }
 
+    /**
+     * Keeps this stream in {@code open} until it ends (for
+     * {@link ThrottledClient#expireIdleStreams()}).
+     * @param open the set of a client's open streams
+     * @return this settlement
+     */
+    StreamSettlement trackedIn(Set<StreamSettlement> open) {
+        this.open = open;
+        open.add(this);
+        if (this.ended.get()) {
+            open.remove(this);
+        }
+        return this;
+    }
+
     private void end(boolean complete) {
         if (this.ended.compareAndSet(false, true)) {
+            Set<StreamSettlement> open = this.open;
+            if (open != null) {
+                open.remove(this);
+            }
             Usage usage = (this.inputTokens >= 0 || this.outputTokens >= 0)
                     ? new Usage(Math.max(0, this.inputTokens), Math.max(0, this.outputTokens)) : null;
             this.onEnd.accept(new Outcome(usage, this.errorType, complete));

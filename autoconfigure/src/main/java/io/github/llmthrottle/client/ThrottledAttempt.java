@@ -1,0 +1,325 @@
+package io.github.llmthrottle.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+
+import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.provider.Headers;
+import io.github.llmthrottle.provider.RateLimitHeaders;
+import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.retry.Classification;
+import io.github.llmthrottle.retry.Classification.Outcome;
+import io.github.llmthrottle.retry.ResponseBodyReadException;
+import io.github.llmthrottle.retry.ResponseClassifier;
+import io.github.llmthrottle.retry.RetryAfter;
+import io.github.llmthrottle.retry.RetryableResponseException;
+import io.github.llmthrottle.routing.ModelCircuit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One HTTP attempt of a {@link ThrottledCall}: the circuit's permission (taken by the
+ * call), admission, the exchange through the adapter, classification of the response,
+ * calibration from its headers, the model-wide pause after a 429, and settlement of the
+ * tokens from the JSON body or the stream's events. Its outcome goes to the circuit and
+ * to every observer in one place ({@link #ended}); a streamed attempt ends when its
+ * stream does, as what its error event says.
+ *
+ * @param <R> the adapter's response type
+ */
+final class ThrottledAttempt<R extends ProviderResponse> {
+
+    private static final Log logger = LogFactory.getLog(ThrottledAttempt.class);
+
+    private static final int MAX_ERROR_BODY = 1024 * 1024;
+
+    private static final int MAX_EXACT_BODY = 64 * 1024 * 1024;
+
+    private static final String EVENT_STREAM = "text/event-stream";
+
+    private final ThrottledCall<R> call;
+
+    private final ModelCircuit.Permission circuit;
+
+    /** Whether a stream took the circuit's permission along, to release when it ends. */
+    private boolean handedOver;
+
+    private @Nullable Permit permit;
+
+    private long sentNanos;
+
+    ThrottledAttempt(ThrottledCall<R> call, ModelCircuit.Permission circuit) {
+        this.call = call;
+        this.circuit = circuit;
+    }
+
+    /** Releases the circuit's permission without an outcome, unless a stream has it. */
+    void releaseCircuitUnlessHandedOver() {
+        if (!this.handedOver) {
+            this.circuit.release();
+        }
+    }
+
+    ThrottledResponse<R> run() throws IOException {
+        long queued = this.call.client.time.nanoTime();
+        Permit permit = admit();
+        this.permit = permit;
+        this.sentNanos = this.call.client.time.nanoTime();
+        this.call.client.events.onAdmitted(clientName(), modelName(), this.call.admission.priority(),
+                Duration.ofNanos(this.sentNanos - queued));
+        R response;
+        try {
+            response = this.call.exchange.execute();
+        }
+        catch (IOException ex) {
+            permit.settle(this.call.admission.inputTokens(), 0);
+            if (ResponseClassifier.isCancellation(ex)) {
+                // the caller gave up: not the provider's failure, nor a capacity
+                // signal; the
+                // circuit's permission is released without an outcome
+                permit.release(Permit.Outcome.IGNORED);
+                throw ex;
+            }
+            permit.release(Permit.Outcome.DROPPED);
+            ended(Outcome.IO_ERROR, 0);
+            throw ex;
+        }
+        catch (RuntimeException | Error ex) {
+            permit.release(Permit.Outcome.IGNORED);
+            throw ex;
+        }
+        try {
+            return handle(response);
+        }
+        catch (IOException | RuntimeException | Error ex) {
+            permit.release(Permit.Outcome.IGNORED);
+            response.close();
+            throw ex;
+        }
+    }
+
+    private Permit admit() throws IOException {
+        try {
+            return this.call.model.limiter.acquire(this.call.admission);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException interrupted = new InterruptedIOException(
+                    "Interrupted while waiting for admission to client '" + clientName() + "', model '" + modelName()
+                            + "'");
+            interrupted.initCause(ex);
+            throw interrupted;
+        }
+    }
+
+    /** The attempt's one event: its outcome to the circuit and to every observer. */
+    private void ended(Outcome outcome, int status) {
+        this.circuit.record(outcome);
+        this.call.client.events.onAttempt(clientName(), modelName(), outcome, status, this.call.since(this.sentNanos));
+    }
+
+    private ThrottledResponse<R> handle(R response) throws IOException {
+        int status = response.status();
+        Headers headers = response.headers();
+        Permit permit = permit();
+        if (status / 100 == 2) {
+            calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
+            if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
+                return stream(response, status, headers, permit);
+            }
+            ended(Outcome.SUCCESS, status);
+            byte[] body;
+            try (response; InputStream in = response.body()) {
+                body = readBody(in, headers.contentLength());
+            }
+            catch (IOException ex) {
+                if (ResponseClassifier.isCancellation(ex)) {
+                    throw ex;
+                }
+                throw new ResponseBodyReadException(
+                        "The body of a " + status + " response of client '" + clientName() + "', model '" + modelName()
+                                + "' failed while read; not retried, the call" + " was answered (and billed)",
+                        ex);
+            }
+            Usage usage = this.call.client.usageReader.read(body);
+            if (usage != null) {
+                usage = sane(usage);
+                permit.settle(usage.inputTokens(), usage.outputTokens());
+                recordUsage(usage);
+            }
+            permit.release(Permit.Outcome.SUCCESS);
+            return ThrottledResponse.buffered(response, body);
+        }
+        byte[] errorBody;
+        try (response; InputStream in = response.body()) {
+            errorBody = in.readNBytes(MAX_ERROR_BODY);
+        }
+        Classification classification = this.call.client.classifier.classify(status, headers, errorBody);
+        ended(classification.outcome(), status);
+        RateLimitSnapshot rateLimits = classification.rateLimits();
+        if (classification.outcome() == Outcome.RATE_LIMITED && rateLimits != null && !rateLimits.isEmpty()) {
+            this.call.model.limiter.calibrateRejected(rateLimits);
+        }
+        else {
+            calibrate(rateLimits);
+        }
+        Duration serverWait = classification.serverWait();
+        if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
+            pauseModel(serverWait, "HTTP " + status, requestId(headers));
+        }
+        if (classification.retryable()) {
+            permit.settle(this.call.admission.inputTokens(), 0);
+            permit.release(isCapacitySignal(classification) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
+            throw new RetryableResponseException(classification, response.toException(errorBody), requestId(headers));
+        }
+        permit.settle(0, 0);
+        permit.release(Permit.Outcome.IGNORED);
+        return ThrottledResponse.buffered(response, errorBody);
+    }
+
+    /**
+     * A 2xx stream: passed through as it arrives; its attempt ends (for the events and
+     * the circuit, whose permission it takes along) when the stream does, as what its
+     * error event says if it has one.
+     */
+    private ThrottledResponse<R> stream(R response, int status, Headers headers, Permit permit) {
+        this.handedOver = true;
+        ThrottledClient client = this.call.client;
+        StreamSettlement settlement = new StreamSettlement(response, client.usageReader, (outcome) -> {
+            try {
+                Usage usage = outcome.usage();
+                if (usage != null) {
+                    usage = sane(usage);
+                    permit.settle(usage.inputTokens(), usage.outputTokens());
+                    recordUsage(usage);
+                }
+                Outcome attemptOutcome = streamOutcome(outcome.errorType());
+                ended(attemptOutcome, status);
+                if (attemptOutcome == Outcome.RATE_LIMITED) {
+                    // a rate limit inside a 200 stream (Azure sends
+                    // retry-after with it): pause the model too
+                    RetryAfter serverWait = RetryAfter.fromHeaders(headers, client.time.clock());
+                    if (serverWait != null) {
+                        pauseModel(serverWait.duration(), "a rate-limit event in a 200 stream", requestId(headers));
+                    }
+                }
+                permit.release((attemptOutcome != Outcome.SUCCESS) ? Permit.Outcome.DROPPED
+                        : outcome.complete() ? Permit.Outcome.SUCCESS : Permit.Outcome.IGNORED);
+            }
+            finally {
+                this.circuit.release();
+            }
+        }, client.time::nanoTime).trackedIn(client.openStreams);
+        return ThrottledResponse.streamed(response, settlement);
+    }
+
+    private Permit permit() {
+        Permit permit = this.permit;
+        if (permit == null) {
+            throw new IllegalStateException("No permit: the attempt was not admitted");
+        }
+        return permit;
+    }
+
+    /**
+     * Reads a whole body, into an array of exactly its {@code Content-Length} when the
+     * provider sent one (as JSON responses have), instead of growing buffers and copying.
+     */
+    static byte[] readBody(InputStream in, long contentLength) throws IOException {
+        if (contentLength < 0 || contentLength > MAX_EXACT_BODY) {
+            return in.readAllBytes();
+        }
+        byte[] body = in.readNBytes((int) contentLength);
+        if (body.length < contentLength) {
+            return body;
+        }
+        int next = in.read();
+        if (next < 0) {
+            return body;
+        }
+        // more than announced (a decoded body, or a wrong header): keep all of it
+        byte[] rest = in.readAllBytes();
+        byte[] all = new byte[body.length + 1 + rest.length];
+        System.arraycopy(body, 0, all, 0, body.length);
+        all[body.length] = (byte) next;
+        System.arraycopy(rest, 0, all, body.length + 1, rest.length);
+        return all;
+    }
+
+    /** What an error event inside a 200 stream means for the attempt. */
+    private static Outcome streamOutcome(@Nullable String errorType) {
+        if (errorType == null) {
+            return Outcome.SUCCESS;
+        }
+        if (errorType.startsWith("rate_limit")) {
+            return Outcome.RATE_LIMITED;
+        }
+        if (errorType.startsWith("overloaded")) {
+            return Outcome.OVERLOADED;
+        }
+        return Outcome.SERVER_ERROR;
+    }
+
+    private static boolean isCapacitySignal(Classification classification) {
+        return switch (classification.outcome()) {
+            case RATE_LIMITED, OVERLOADED, TIMEOUT -> true;
+            default -> classification.status() == 503;
+        };
+    }
+
+    /**
+     * Holds every call of the model for the server's wait after a 429, but never longer
+     * than {@code max-retry-after}: a longer wait (a reset a day away, a garbage value)
+     * fails the calls that would sleep it anyway, and must not stall the model for
+     * longer.
+     */
+    private void pauseModel(Duration serverWait, String signal, @Nullable String requestId) {
+        Duration cap = this.call.client.settings.retry().maxRetryAfter();
+        Duration pause = (serverWait.compareTo(cap) > 0) ? cap : serverWait;
+        this.call.model.limiter.pause(pause);
+        logger.info("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
+                + ((requestId != null) ? ", request id " + requestId : "") + "); every call of the model waits " + pause
+                + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : ""));
+    }
+
+    /**
+     * The provider's request id of a response: {@code request-id} (Anthropic) or
+     * {@code x-request-id}.
+     */
+    private static @Nullable String requestId(Headers headers) {
+        String id = headers.first("request-id");
+        return (id != null) ? id : headers.first("x-request-id");
+    }
+
+    private void calibrate(@Nullable RateLimitSnapshot snapshot) {
+        if (snapshot != null && !snapshot.isEmpty()) {
+            this.call.model.limiter.calibrate(snapshot);
+        }
+    }
+
+    private Usage sane(Usage usage) {
+        return UsageBounds.sane(usage, this.call.model.limiter.limits(), clientName(), modelName());
+    }
+
+    private void recordUsage(Usage usage) {
+        this.call.client.events.onUsage(this.call.client.getName(), this.call.model.name, usage);
+        this.call.client.estimator.observe(this.call.model.name, this.call.llmRequest, usage.inputTokens());
+    }
+
+    private ClientSettings settings() {
+        return this.call.client.settings;
+    }
+
+    private String clientName() {
+        return this.call.client.getName();
+    }
+
+    private String modelName() {
+        return this.call.model.name;
+    }
+
+}
