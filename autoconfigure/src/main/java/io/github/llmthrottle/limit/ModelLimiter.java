@@ -362,13 +362,9 @@ public final class ModelLimiter implements Admission {
      * @return the limits
      */
     public ModelLimits limits() {
-        this.lock.lock();
-        try {
-            return this.calibration.configured();
-        }
-        finally {
-            this.lock.unlock();
-        }
+        // an immutable record, published through a volatile field: read on every
+        // settlement, it takes no lock
+        return this.calibration.configured();
     }
 
     /**

@@ -41,7 +41,11 @@ final class ProviderCalibration {
 
     private final BucketSet buckets;
 
-    private ModelLimits configured;
+    /**
+     * Immutable; volatile so that {@link ModelLimiter#limits()} reads it without the
+     * lock.
+     */
+    private volatile ModelLimits configured;
 
     private final Map<Dimension, Long> serverLimits = new EnumMap<>(Dimension.class);
 
