@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmthrottle.provider.ProviderDialect;
-import io.github.llmthrottle.retry.Jitter;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Configuration properties of llm-throttle ({@code llm.throttle.*}). Bound once at
@@ -33,7 +33,8 @@ public class LlmThrottleProperties {
     /**
      * Retry defaults for every client.
      */
-    private final Retry retry = new Retry();
+    @NestedConfigurationProperty
+    private final RetryProperties retry = new RetryProperties();
 
     /**
      * Admission queue settings, per client and model.
@@ -72,7 +73,7 @@ public class LlmThrottleProperties {
         this.clients = clients;
     }
 
-    public Retry getRetry() {
+    public RetryProperties getRetry() {
         return this.retry;
     }
 
@@ -152,7 +153,8 @@ public class LlmThrottleProperties {
         /**
          * Per-client overrides of llm.throttle.retry; unset values inherit.
          */
-        private final RetryOverrides retry = new RetryOverrides();
+        @NestedConfigurationProperty
+        private final RetryOverrideProperties retry = new RetryOverrideProperties();
 
         public ProviderDialect getProvider() {
             return this.provider;
@@ -222,7 +224,7 @@ public class LlmThrottleProperties {
             this.models = models;
         }
 
-        public RetryOverrides getRetry() {
+        public RetryOverrideProperties getRetry() {
             return this.retry;
         }
 
@@ -274,204 +276,6 @@ public class LlmThrottleProperties {
 
         public void setFallback(List<String> fallback) {
             this.fallback = fallback;
-        }
-
-    }
-
-    /**
-     * Retry and back-off settings.
-     */
-    public static class Retry {
-
-        /**
-         * Retries after the first attempt.
-         */
-        private int maxRetries = 4;
-
-        /**
-         * First back-off delay.
-         */
-        private Duration delay = Duration.ofMillis(500);
-
-        /**
-         * Factor by which the back-off delay grows with each retry.
-         */
-        private double multiplier = 2.0;
-
-        /**
-         * Longest back-off delay.
-         */
-        private Duration maxDelay = Duration.ofSeconds(30);
-
-        /**
-         * Jitter applied to back-off delays: none, full, equal or decorrelated.
-         */
-        private Jitter jitter = Jitter.FULL;
-
-        /**
-         * Whether the server's wait (retry-after-ms, retry-after, reset headers) wins
-         * over back-off; it is never undercut.
-         */
-        private boolean respectRetryAfter = true;
-
-        /**
-         * Longest server wait honoured; a longer one fails at once (or routes to a
-         * fallback model).
-         */
-        private Duration maxRetryAfter = Duration.ofSeconds(60);
-
-        public int getMaxRetries() {
-            return this.maxRetries;
-        }
-
-        public void setMaxRetries(int maxRetries) {
-            this.maxRetries = maxRetries;
-        }
-
-        public Duration getDelay() {
-            return this.delay;
-        }
-
-        public void setDelay(Duration delay) {
-            this.delay = delay;
-        }
-
-        public double getMultiplier() {
-            return this.multiplier;
-        }
-
-        public void setMultiplier(double multiplier) {
-            this.multiplier = multiplier;
-        }
-
-        public Duration getMaxDelay() {
-            return this.maxDelay;
-        }
-
-        public void setMaxDelay(Duration maxDelay) {
-            this.maxDelay = maxDelay;
-        }
-
-        public Jitter getJitter() {
-            return this.jitter;
-        }
-
-        public void setJitter(Jitter jitter) {
-            this.jitter = jitter;
-        }
-
-        public boolean isRespectRetryAfter() {
-            return this.respectRetryAfter;
-        }
-
-        public void setRespectRetryAfter(boolean respectRetryAfter) {
-            this.respectRetryAfter = respectRetryAfter;
-        }
-
-        public Duration getMaxRetryAfter() {
-            return this.maxRetryAfter;
-        }
-
-        public void setMaxRetryAfter(Duration maxRetryAfter) {
-            this.maxRetryAfter = maxRetryAfter;
-        }
-
-    }
-
-    /**
-     * Per-client retry overrides; every unset value inherits llm.throttle.retry.
-     */
-    public static class RetryOverrides {
-
-        /**
-         * Retries after the first attempt.
-         */
-        private @Nullable Integer maxRetries;
-
-        /**
-         * First back-off delay.
-         */
-        private @Nullable Duration delay;
-
-        /**
-         * Factor by which the back-off delay grows with each retry.
-         */
-        private @Nullable Double multiplier;
-
-        /**
-         * Longest back-off delay.
-         */
-        private @Nullable Duration maxDelay;
-
-        /**
-         * Jitter applied to back-off delays: none, full, equal or decorrelated.
-         */
-        private @Nullable Jitter jitter;
-
-        /**
-         * Whether the server's wait wins over back-off.
-         */
-        private @Nullable Boolean respectRetryAfter;
-
-        /**
-         * Longest server wait honoured.
-         */
-        private @Nullable Duration maxRetryAfter;
-
-        public @Nullable Integer getMaxRetries() {
-            return this.maxRetries;
-        }
-
-        public void setMaxRetries(@Nullable Integer maxRetries) {
-            this.maxRetries = maxRetries;
-        }
-
-        public @Nullable Duration getDelay() {
-            return this.delay;
-        }
-
-        public void setDelay(@Nullable Duration delay) {
-            this.delay = delay;
-        }
-
-        public @Nullable Double getMultiplier() {
-            return this.multiplier;
-        }
-
-        public void setMultiplier(@Nullable Double multiplier) {
-            this.multiplier = multiplier;
-        }
-
-        public @Nullable Duration getMaxDelay() {
-            return this.maxDelay;
-        }
-
-        public void setMaxDelay(@Nullable Duration maxDelay) {
-            this.maxDelay = maxDelay;
-        }
-
-        public @Nullable Jitter getJitter() {
-            return this.jitter;
-        }
-
-        public void setJitter(@Nullable Jitter jitter) {
-            this.jitter = jitter;
-        }
-
-        public @Nullable Boolean getRespectRetryAfter() {
-            return this.respectRetryAfter;
-        }
-
-        public void setRespectRetryAfter(@Nullable Boolean respectRetryAfter) {
-            this.respectRetryAfter = respectRetryAfter;
-        }
-
-        public @Nullable Duration getMaxRetryAfter() {
-            return this.maxRetryAfter;
-        }
-
-        public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) {
-            this.maxRetryAfter = maxRetryAfter;
         }
 
     }

@@ -17,8 +17,6 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Limits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Queue;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RateLimits;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Retry;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RetryOverrides;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Tenants;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
@@ -199,9 +197,9 @@ final class ThrottleSettingsMapper {
      * The retry properties of a client: its overrides, and the shared settings for what
      * it leaves unset.
      */
-    private static Retry inherit(RetrySettings shared, RetryOverrides overrides) {
+    private static RetryProperties inherit(RetrySettings shared, RetryOverrideProperties overrides) {
         PropertyMapper map = PropertyMapper.get();
-        Retry retry = new Retry();
+        RetryProperties retry = new RetryProperties();
         map.from(overrides::getMaxRetries).orFrom(shared::maxRetries).to(retry::setMaxRetries);
         map.from(overrides::getDelay).orFrom(shared::delay).to(retry::setDelay);
         map.from(overrides::getMultiplier).orFrom(shared::multiplier).to(retry::setMultiplier);
@@ -217,7 +215,7 @@ final class ThrottleSettingsMapper {
      * {@link RetrySettings} checks the delay against the longest delay, so a valid pair
      * could fail half-applied.
      */
-    private static RetrySettings retry(String prefix, Retry retry) {
+    private static RetrySettings retry(String prefix, RetryProperties retry) {
         int maxRetries = nonNegativeNumber(prefix + "max-retries", "Use 0 to disable retries, or a positive number.")
             .adapt(retry.getMaxRetries());
         Duration delay = positiveDuration(prefix + "delay").adapt(retry.getDelay());
