@@ -184,14 +184,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      * exception here would end up uncaught on the dispatcher thread).
      */
     private static Priority priority(@Nullable String name) {
-        if (name != null) {
-            for (Priority priority : Priority.values()) {
-                if (priority.name().equalsIgnoreCase(name.strip())) {
-                    return priority;
-                }
-            }
-        }
-        return Priority.NORMAL;
+        Priority priority = (name != null) ? Priority.fromName(name) : null;
+        return (priority != null) ? priority : Priority.NORMAL;
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.github.llmthrottle.springai;
 
-import java.util.Locale;
 import java.util.Map;
 
 import io.github.llmthrottle.Priority;
@@ -100,14 +99,12 @@ public final class ThrottleParametersAdvisor implements CallAdvisor, StreamAdvis
         if (value instanceof Priority priority) {
             return priority;
         }
-        try {
-            return Priority.valueOf(value.toString().strip().toUpperCase(Locale.ROOT));
-        }
-        catch (IllegalArgumentException ex) {
+        Priority named = Priority.fromName(value.toString());
+        if (named == null) {
             throw new IllegalArgumentException(
-                    "Advisor parameter '" + PRIORITY + "' is '" + value + "'; expected one of REALTIME, NORMAL, BATCH",
-                    ex);
+                    "Advisor parameter '" + PRIORITY + "' is '" + value + "'; expected one of REALTIME, NORMAL, BATCH");
         }
+        return named;
     }
 
 }
