@@ -7,7 +7,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
@@ -20,7 +19,6 @@ import com.anthropic.core.http.HttpResponse;
 import com.anthropic.core.http.Interceptor;
 import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
-import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderResponse;
@@ -53,8 +51,6 @@ import org.jspecify.annotations.Nullable;
 public final class AnthropicSdkThrottling {
 
     static final String SHOULD_RETRY_HEADER = "x-should-retry";
-
-    private static final String EVENT_STREAM = "text/event-stream";
 
     private final LlmThrottleRegistry registry;
 
@@ -116,7 +112,7 @@ public final class AnthropicSdkThrottling {
                 .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
                 .build();
             ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri(request),
-                    request.headers()::values, body, acceptsEventStream(request.headers()));
+                    request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")));
             ThrottledResponse<SdkResponse> response;
             try {
                 response = this.client.exchange(providerRequest, () -> send(outgoing, requestOptions));
@@ -141,19 +137,7 @@ public final class AnthropicSdkThrottling {
         public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
             // the wait for admission and between retries blocks: on the executor, with
             // the caller's @Throttled context
-            ThrottleContext context = ThrottleContext.current();
-            return CompletableFuture.supplyAsync(() -> {
-                try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
-                }) {
-                    return execute(request, requestOptions);
-                }
-            }, AnthropicSdkThrottling.this.asyncExecutor).handle((response, failure) -> {
-                if (failure == null) {
-                    return response;
-                }
-                throw (failure instanceof CompletionException) ? (CompletionException) failure
-                        : new CompletionException(failure);
-            });
+            return SdkCalls.async(AnthropicSdkThrottling.this.asyncExecutor, () -> execute(request, requestOptions));
         }
 
         /**
@@ -186,10 +170,6 @@ public final class AnthropicSdkThrottling {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         body.writeTo(out);
         return out.toByteArray();
-    }
-
-    private static boolean acceptsEventStream(Headers headers) {
-        return headers.values("Accept").stream().anyMatch((accept) -> accept.contains(EVENT_STREAM));
     }
 
     /** A request body of bytes in memory, sent again on every attempt. */

@@ -1,0 +1,269 @@
+package io.github.llmthrottle.sdk;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+import com.openai.core.RequestOptions;
+import com.openai.core.http.Headers;
+import com.openai.core.http.HttpClient;
+import com.openai.core.http.HttpRequest;
+import com.openai.core.http.HttpRequestBody;
+import com.openai.core.http.HttpResponse;
+import com.openai.errors.OpenAIIoException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ProviderResponse;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledResponse;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one-line hook that throttles an {@code openai-java} client built without Spring AI.
+ * That SDK has no interceptor (as of 4.49), but its clients send every request through
+ * the {@link HttpClient} of their {@code ClientOptions}: this bean decorates one for a
+ * configured client, <pre class="code">
+ * OpenAIClient client = new OpenAIClientImpl(ClientOptions.builder().fromEnv().httpClient(throttling.httpClient("openai", OkHttpClient.builder().build())).maxRetries(0).build());
+ * </pre> ({@code OkHttpClient} being the SDK's
+ * {@code com.openai.client.okhttp.OkHttpClient}, or any other {@link HttpClient}). Every
+ * request then goes through that client's call pipeline
+ * ({@link ThrottledClient#exchange}): admission, calibration, 429 pause, circuit, retries
+ * per {@code llm.throttle.retry}, settlement from the JSON body or the stream's events,
+ * totals, health and metrics.
+ * <p>
+ * One retry layer: {@code ClientOptions} wraps the given client in the SDK's retry loop,
+ * so a retry of the SDK would pass through llm-throttle again. Every response handed back
+ * carries {@code x-should-retry: false}, which that loop obeys, and a throttling failure
+ * is thrown as the {@link LlmThrottleException} it is, which it does not retry;
+ * {@code maxRetries(0)} in the same line also turns off its retries of I/O errors.
+ * <p>
+ * A {@code @Throttled} invocation's context applies on the calling thread, and is carried
+ * to the thread an asynchronous request ({@code OpenAIClientAsync}) runs on; that request
+ * waits for admission on a thread of {@link ForkJoinPool#commonPool()} (or the executor
+ * given), never on the caller's.
+ */
+public final class OpenAiSdkThrottling {
+
+    static final String SHOULD_RETRY_HEADER = "x-should-retry";
+
+    private final LlmThrottleRegistry registry;
+
+    private final Executor asyncExecutor;
+
+    /**
+     * Creates the hook; asynchronous requests wait for admission on
+     * {@link ForkJoinPool#commonPool()}.
+     * @param registry the configured clients
+     */
+    public OpenAiSdkThrottling(LlmThrottleRegistry registry) {
+        this(registry, ForkJoinPool.commonPool());
+    }
+
+    /**
+     * Creates the hook.
+     * @param registry the configured clients
+     * @param asyncExecutor where asynchronous requests wait for admission and are sent
+     */
+    public OpenAiSdkThrottling(LlmThrottleRegistry registry, Executor asyncExecutor) {
+        this.registry = registry;
+        this.asyncExecutor = asyncExecutor;
+    }
+
+    /**
+     * The SDK {@link HttpClient} that sends through {@code delegate} every request of an
+     * SDK client, throttled by the configured client {@code name}.
+     * @param name a client configured under {@code llm.throttle.clients}
+     * @param delegate the SDK's HTTP client that sends the requests (closed with the
+     * returned one)
+     * @return the HTTP client to give the SDK's {@code ClientOptions}
+     * @throws IllegalArgumentException when no client is configured under that name
+     */
+    public HttpClient httpClient(String name, HttpClient delegate) {
+        ThrottledClient client = this.registry.getClient(name);
+        if (client == null) {
+            throw new IllegalArgumentException(
+                    "No llm-throttle client '" + name + "' is configured (llm.throttle.clients." + name
+                            + "); configured: " + this.registry.getClients().keySet());
+        }
+        return new ThrottlingHttpClient(client, delegate);
+    }
+
+    private final class ThrottlingHttpClient implements HttpClient {
+
+        private final ThrottledClient client;
+
+        private final HttpClient delegate;
+
+        ThrottlingHttpClient(ThrottledClient client, HttpClient delegate) {
+            this.client = client;
+            this.delegate = delegate;
+        }
+
+        @Override
+        public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+            HttpRequestBody requestBody = request.body();
+            byte[] body = bytes(requestBody);
+            // the body as bytes, so that every attempt sends it again
+            HttpRequest outgoing = request.toBuilder()
+                .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
+                .build();
+            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), URI.create(request.url()),
+                    request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")));
+            ThrottledResponse<SdkResponse> response;
+            try {
+                response = this.client.exchange(providerRequest, () -> send(outgoing, requestOptions));
+            }
+            catch (IOException ex) {
+                throw new OpenAIIoException(ex.getMessage(), ex);
+            }
+            return new ThrottledHttpResponse(response);
+        }
+
+        /** One attempt; the SDK's I/O failure as the I/O error the pipeline retries. */
+        private SdkResponse send(HttpRequest request, RequestOptions requestOptions) throws IOException {
+            try {
+                return new SdkResponse(this.delegate.execute(request, requestOptions));
+            }
+            catch (OpenAIIoException ex) {
+                throw (ex.getCause() instanceof IOException io) ? io : new IOException(ex.getMessage(), ex);
+            }
+        }
+
+        @Override
+        public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+            // the wait for admission and between retries blocks: on the executor, with
+            // the caller's @Throttled context
+            return SdkCalls.async(OpenAiSdkThrottling.this.asyncExecutor, () -> execute(request, requestOptions));
+        }
+
+        @Override
+        public void close() {
+            this.delegate.close();
+        }
+
+    }
+
+    private static byte[] bytes(@Nullable HttpRequestBody body) {
+        if (body == null) {
+            return new byte[0];
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        body.writeTo(out);
+        return out.toByteArray();
+    }
+
+    /** A request body of bytes in memory, sent again on every attempt. */
+    private record BytesBody(byte[] bytes, @Nullable String type) implements HttpRequestBody {
+
+        @Override
+        public void writeTo(OutputStream outputStream) {
+            try {
+                outputStream.write(this.bytes);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        @Override
+        public @Nullable String contentType() {
+            return this.type;
+        }
+
+        @Override
+        public long contentLength() {
+            return this.bytes.length;
+        }
+
+        @Override
+        public boolean repeatable() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+
+    }
+
+    /** The SDK's response as the call pipeline sees it. */
+    private record SdkResponse(HttpResponse response) implements ProviderResponse {
+
+        @Override
+        public int status() {
+            return this.response.statusCode();
+        }
+
+        @Override
+        public io.github.llmthrottle.provider.Headers headers() {
+            return this.response.headers()::values;
+        }
+
+        @Override
+        public InputStream body() {
+            return this.response.body();
+        }
+
+        @Override
+        public void close() {
+            this.response.close();
+        }
+
+    }
+
+    /**
+     * The pipeline's response as the SDK's: the provider's status and headers plus
+     * {@code x-should-retry: false}, and the body the pipeline hands out (bytes in
+     * memory, or the live stream settled as it is read).
+     */
+    private static final class ThrottledHttpResponse implements HttpResponse {
+
+        private final ThrottledResponse<SdkResponse> response;
+
+        private final Headers headers;
+
+        ThrottledHttpResponse(ThrottledResponse<SdkResponse> response) {
+            this.response = response;
+            this.headers = response.response()
+                .response()
+                .headers()
+                .toBuilder()
+                .replace(SHOULD_RETRY_HEADER, "false")
+                .build();
+        }
+
+        @Override
+        public int statusCode() {
+            return this.response.status();
+        }
+
+        @Override
+        public Headers headers() {
+            return this.headers;
+        }
+
+        @Override
+        public InputStream body() {
+            try {
+                return this.response.body();
+            }
+            catch (IOException ex) {
+                throw new OpenAIIoException(ex.getMessage(), ex);
+            }
+        }
+
+        @Override
+        public void close() {
+            this.response.close();
+        }
+
+    }
+
+}
