@@ -2,6 +2,7 @@ package io.github.llmthrottle.autoconfigure;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
+import io.github.llmthrottle.springai.CallTimeoutWarning;
 import io.github.llmthrottle.springai.StackedRetriesWarning;
 import io.github.llmthrottle.springai.ThrottleParametersAdvisor;
 import okhttp3.Interceptor;
@@ -61,6 +62,13 @@ public final class LlmThrottleSpringAiAutoConfiguration {
             return new StackedRetriesWarning(environment, "spring.ai.anthropic.max-retries");
         }
 
+        @Bean
+        CallTimeoutWarning llmThrottleAnthropicTimeoutWarning(Environment environment,
+                LlmThrottleProperties properties) {
+            return new CallTimeoutWarning(environment, "spring.ai.anthropic.timeout",
+                    properties.getQueue().getMaxWait());
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -76,6 +84,11 @@ public final class LlmThrottleSpringAiAutoConfiguration {
         @Bean
         StackedRetriesWarning llmThrottleOpenAiRetriesWarning(Environment environment) {
             return new StackedRetriesWarning(environment, "spring.ai.openai.max-retries");
+        }
+
+        @Bean
+        CallTimeoutWarning llmThrottleOpenAiTimeoutWarning(Environment environment, LlmThrottleProperties properties) {
+            return new CallTimeoutWarning(environment, "spring.ai.openai.timeout", properties.getQueue().getMaxWait());
         }
 
     }

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
@@ -103,8 +105,12 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     private Permit admit() throws IOException {
+        AdmissionRequest request = this.call.admissionNow();
         try {
-            return this.call.model.limiter.acquire(this.call.admission);
+            return this.call.model.limiter.acquire(request);
+        }
+        catch (LlmThrottleException ex) {
+            throw this.call.admissionFailure(request, ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.time.Duration;
 
+import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RejectionReason;
@@ -11,6 +12,7 @@ import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.provider.LlmRequest;
+import io.github.llmthrottle.retry.CallDeadline;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -50,10 +52,15 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     private final long startNanos;
 
+    /** The HTTP client's limit on the whole call, or null when it sets none. */
+    private final @Nullable CallDeadline deadline;
+
     ThrottledCall(ThrottledClient client, ProviderRequest request, ProviderExchange<R> exchange) {
         this.client = client;
         this.exchange = exchange;
         this.startNanos = client.time.nanoTime();
+        this.deadline = (request.callTimeout() != null) ? CallDeadline.of(request.callTimeout(), this.startNanos)
+                : null;
         this.llmRequest = client.requestReader.read(request.body());
         this.streaming = request.streaming() || this.llmRequest.stream();
         ThrottleContext context = ThrottleContext.current();
@@ -100,7 +107,7 @@ final class ThrottledCall<R extends ProviderResponse> {
             // the call fails with RetryAfterTooLongException and the invocation moves on
             // to its next model
             ThrottledResponse<R> response = this.client.retryEngine.execute(this.client.getName(), this.model.name,
-                    this.admission.maxWait(), this::attempt);
+                    this.admission.maxWait(), this.deadline, this::attempt);
             callEnded((response.status() / 100 == 2) ? CallOutcome.SUCCESS : CallOutcome.FAILED);
             return response;
         }
@@ -137,6 +144,36 @@ final class ThrottledCall<R extends ProviderResponse> {
         finally {
             attempt.releaseCircuitUnlessHandedOver();
         }
+    }
+
+    /**
+     * What this attempt asks of the model's limits: the call's admission request, with a
+     * wait that ends in time for the HTTP client's call timeout.
+     * @return the admission request
+     */
+    AdmissionRequest admissionNow() {
+        if (this.deadline == null) {
+            return this.admission;
+        }
+        Duration maxWait = (this.admission.maxWait() != null) ? this.admission.maxWait()
+                : this.model.limiter.defaultMaxWait();
+        Duration left = this.deadline.leftForWaiting(this.client.time.nanoTime());
+        return (left.compareTo(maxWait) < 0) ? this.admission.withMaxWait(left) : this.admission;
+    }
+
+    /**
+     * The failure of an admission that the call timeout cut short, saying so; any other
+     * admission failure as it is.
+     * @param request what the attempt asked for
+     * @param failure why it was not admitted
+     * @return the failure to throw
+     */
+    LlmThrottleException admissionFailure(AdmissionRequest request, LlmThrottleException failure) {
+        if (this.deadline == null || request == this.admission || !(failure instanceof AdmissionTimeoutException)) {
+            return failure;
+        }
+        return AdmissionTimeoutException.withinCallTimeout(this.client.getName(), this.model.name,
+                this.deadline.callTimeout(), failure.getRetryAfter());
     }
 
     Duration since(long startNanos) {

@@ -30,4 +30,13 @@ public record AdmissionRequest(Priority priority, @Nullable String tenant, long 
         }
     }
 
+    /**
+     * The same request with another longest wait.
+     * @param maxWait longest wait for admission
+     * @return the request
+     */
+    public AdmissionRequest withMaxWait(Duration maxWait) {
+        return new AdmissionRequest(this.priority, this.tenant, this.inputTokens, this.outputTokens, maxWait);
+    }
+
 }

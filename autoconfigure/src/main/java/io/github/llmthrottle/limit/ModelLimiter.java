@@ -152,6 +152,14 @@ public final class ModelLimiter implements Admission {
         return this.model;
     }
 
+    /**
+     * The longest a request that does not say waits for admission.
+     * @return {@code llm.throttle.queue.max-wait}
+     */
+    public Duration defaultMaxWait() {
+        return this.defaultMaxWait;
+    }
+
     @Override
     public Permit acquire(AdmissionRequest request) throws InterruptedException {
         try {

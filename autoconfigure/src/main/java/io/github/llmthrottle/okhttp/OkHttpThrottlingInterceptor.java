@@ -96,7 +96,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                     (requestBody != null) ? RequestBody.create(body, requestBody.contentType()) : null)
             .build();
         ProviderRequest providerRequest = new ProviderRequest(request.method(), request.url().uri(),
-                request.headers()::values, body, acceptsEventStream(request));
+                request.headers()::values, body, acceptsEventStream(request), callTimeout(chain));
         ThrottledResponse<OkHttpProviderResponse> response;
         try (ThrottleContext.Scope scope = callerContext(request, client)) {
             response = client.exchange(providerRequest, () -> new OkHttpProviderResponse(chain.proceed(outgoing)));
@@ -195,6 +195,17 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      */
     private static boolean onAsyncCallThread() {
         return Thread.currentThread().getName().startsWith(ASYNC_CALL_THREAD_PREFIX);
+    }
+
+    /**
+     * The call timeout of the call, whose timer OkHttp started just before its
+     * interceptors ran (on the caller's thread for a synchronous call, on the
+     * dispatcher's for an enqueued one), so about all of it is left; {@code null} when
+     * none is set.
+     */
+    private static @Nullable Duration callTimeout(Chain chain) {
+        long nanos = chain.call().timeout().timeoutNanos();
+        return (nanos > 0) ? Duration.ofNanos(nanos) : null;
     }
 
     private static boolean hasCarrierHeaders(Request request) {

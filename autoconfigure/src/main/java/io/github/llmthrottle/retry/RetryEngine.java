@@ -58,6 +58,8 @@ public final class RetryEngine {
 
     private static final String MAX_RETRY_AFTER = RetryEngine.class.getName() + ".maxRetryAfter";
 
+    private static final String DEADLINE = RetryEngine.class.getName() + ".deadline";
+
     private final RetrySettings settings;
 
     private final TimeSource time;
@@ -140,12 +142,36 @@ public final class RetryEngine {
      */
     public <T> T execute(String client, String model, @Nullable Duration maxRetryAfter, Attempt<T> attempt)
             throws IOException {
+        return execute(client, model, maxRetryAfter, null, attempt);
+    }
+
+    /**
+     * Runs {@code attempt} until it returns, or retrying gives up, as
+     * {@link #execute(String, String, Duration, Attempt)}, and gives up before a wait
+     * that would end past the waits of the HTTP client's call timeout.
+     * @param <T> the result type
+     * @param client the client name, for exceptions and the listener
+     * @param model the model name, for exceptions and the listener
+     * @param maxRetryAfter the longest server wait this call may sleep, or {@code null}
+     * for the settings' {@code maxRetryAfter}
+     * @param deadline the HTTP client's limit on the whole call, or {@code null} when it
+     * sets none
+     * @param attempt one HTTP attempt; receives the number of retries made so far (0
+     * first)
+     * @return the result of the first attempt that returned
+     * @throws IOException as {@link #execute(String, String, Attempt)}
+     * @throws RetriesExhaustedException also when the wait before the next retry would
+     * outlast the call timeout ({@link RetriesExhaustedException#beforeCallTimeout})
+     */
+    public <T> T execute(String client, String model, @Nullable Duration maxRetryAfter, @Nullable CallDeadline deadline,
+            Attempt<T> attempt) throws IOException {
         Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
                 ? maxRetryAfter : this.settings.maxRetryAfter();
         RetryCallback<T, IOException> callback = (context) -> {
             context.setAttribute(CLIENT, client);
             context.setAttribute(MODEL, model);
             context.setAttribute(MAX_RETRY_AFTER, limit);
+            context.setAttribute(DEADLINE, deadline);
             try {
                 return attempt.run(context.getRetryCount());
             }
@@ -169,6 +195,11 @@ public final class RetryEngine {
         };
         try {
             return this.template.execute(callback, recovery);
+        }
+        catch (DeadlineReachedException ex) {
+            RetryableResponseException failure = ex.failure;
+            throw RetriesExhaustedException.beforeCallTimeout(client, model, ex.attempts, lastFailure(failure), ex.wait,
+                    ex.deadline.callTimeout(), failure.getFailure(), failure.getRequestId());
         }
         catch (RetryInterruptedException ex) {
             InterruptedIOException interrupted = new InterruptedIOException(
@@ -194,11 +225,14 @@ public final class RetryEngine {
             return new RetryAfterTooLongException(client, model, serverWait, maxRetryAfter(context),
                     classification.status(), retryable.getFailure(), retryable.getRequestId());
         }
-        Throwable failure = retryable.getFailure();
-        String lastFailure = (classification.outcome() == Classification.Outcome.IO_ERROR)
-                ? "I/O error (" + failure + ")" : classification.describe();
-        return new RetriesExhaustedException(client, model, attempts, lastFailure, serverWait, failure,
-                retryable.getRequestId());
+        return new RetriesExhaustedException(client, model, attempts, lastFailure(retryable), serverWait,
+                retryable.getFailure(), retryable.getRequestId());
+    }
+
+    private static String lastFailure(RetryableResponseException retryable) {
+        Classification classification = retryable.getClassification();
+        return (classification.outcome() == Classification.Outcome.IO_ERROR)
+                ? "I/O error (" + retryable.getFailure() + ")" : classification.describe();
     }
 
     private boolean isTooLong(Classification classification, RetryContext context) {
@@ -301,6 +335,10 @@ public final class RetryEngine {
             Duration serverWait = RetryEngine.this.settings.respectRetryAfter() ? classification.serverWait() : null;
             Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, state.previous);
             state.previous = wait;
+            if (state.context.getAttribute(DEADLINE) instanceof CallDeadline deadline
+                    && !deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
+                throw new DeadlineReachedException(failure, retry, wait, deadline);
+            }
             String client = attribute(state.context, CLIENT);
             String model = attribute(state.context, MODEL);
             notifyListener(() -> RetryEngine.this.listener.onRetry(client, model, classification, wait, retry));
@@ -334,6 +372,28 @@ public final class RetryEngine {
 
         CallState(RetryContext context) {
             this.context = context;
+        }
+
+    }
+
+    /** The wait before the next retry would end past the waits of the call timeout. */
+    private static final class DeadlineReachedException extends BackOffInterruptedException {
+
+        private final transient RetryableResponseException failure;
+
+        private final int attempts;
+
+        private final Duration wait;
+
+        private final transient CallDeadline deadline;
+
+        DeadlineReachedException(RetryableResponseException failure, int attempts, Duration wait,
+                CallDeadline deadline) {
+            super("The next retry would outlast the call timeout");
+            this.failure = failure;
+            this.attempts = attempts;
+            this.wait = wait;
+            this.deadline = deadline;
         }
 
     }

@@ -4,6 +4,7 @@ import java.net.URI;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
+import io.github.llmthrottle.springai.CallTimeoutWarning;
 import io.github.llmthrottle.springai.StackedRetriesWarning;
 import io.github.llmthrottle.springai.ThrottleParametersAdvisor;
 import okhttp3.Interceptor;
@@ -98,6 +99,20 @@ class LlmThrottleSpringAiAutoConfigurationTests {
                 assertThat(output).containsOnlyOnce("spring.ai.anthropic.max-retries=2 is not applied")
                     .doesNotContain("spring.ai.openai.max-retries");
                 assertThat(context.getBeansOfType(StackedRetriesWarning.class)).hasSize(2);
+            });
+    }
+
+    @Test
+    void warnsOnceWhenAModelsTimeoutLeavesLessThanMaxWaitForWaiting(CapturedOutput output) {
+        this.runner
+            .withPropertyValues("spring.ai.anthropic.timeout=20s", "spring.ai.openai.timeout=60s",
+                    "llm.throttle.queue.max-wait=30s")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(output).containsOnlyOnce("spring.ai.anthropic.timeout=PT20S is OkHttp's call timeout")
+                    .contains("wait at most PT15S")
+                    .doesNotContain("spring.ai.openai.timeout=");
+                assertThat(context.getBeansOfType(CallTimeoutWarning.class)).hasSize(2);
             });
     }
 

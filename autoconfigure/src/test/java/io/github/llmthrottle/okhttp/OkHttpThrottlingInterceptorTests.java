@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
@@ -185,6 +186,57 @@ class OkHttpThrottlingInterceptorTests {
             assertThatExceptionOfType(RetriesExhaustedException.class)
                 .isThrownBy(() -> client(context).newCall(messages(this.server, BODY).build()).execute());
             this.server.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    /**
+     * OkHttp's call timeout counts the wait for admission: with one request a minute and
+     * a queue max-wait of 30 s, the second call cannot be admitted within a 2 s call
+     * timeout, and says so instead of being cut by OkHttp.
+     */
+    @Test
+    void admissionThatCannotFitInTheCallTimeoutFailsEarlySayingSo() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages"))
+            .willReturn(aResponse().withHeader("Content-Type", "application/json").withBody(SUCCESS)));
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.models.claude-opus-4-7.requests-per-minute=1",
+                    "llm.throttle.queue.max-wait=30s")
+            .run((context) -> {
+                OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofSeconds(2)).build();
+                try (Response response = client.newCall(messages(this.server, BODY).build()).execute()) {
+                    assertThat(response.code()).isEqualTo(200);
+                }
+                long start = System.nanoTime();
+                assertThatExceptionOfType(AdmissionTimeoutException.class)
+                    .isThrownBy(() -> client.newCall(messages(this.server, BODY).build()).execute())
+                    .withMessageContaining("call timeout of 2s")
+                    .withMessageContaining("llm.throttle.queue.max-wait");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+                this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+                assertThat(context.getBean(LlmThrottleRegistry.class)
+                    .getClient("anthropic")
+                    .model("claude-opus-4-7")
+                    .getLimiter()
+                    .state()
+                    .queued()
+                    .total()).isZero();
+            });
+    }
+
+    @Test
+    void retryWhoseWaitCannotFitInTheCallTimeoutFailsEarlySayingSo() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(aResponse().withStatus(529)
+            .withHeader("retry-after", "3")
+            .withHeader("Content-Type", "application/json")
+            .withBody(OVERLOADED)));
+        this.runner.run((context) -> {
+            OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofSeconds(2)).build();
+            assertThatExceptionOfType(RetriesExhaustedException.class)
+                .isThrownBy(() -> client.newCall(messages(this.server, BODY).build()).execute())
+                .withMessageContaining("after 1 attempts")
+                .withMessageContaining("call timeout of 2s")
+                .withMessageContaining("HTTP 529");
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
         });
     }
 

@@ -231,6 +231,34 @@ class RetryEngineTests {
     }
 
     @Test
+    void aRetryWhoseWaitWouldOutlastTheCallTimeoutFailsAtOnceSayingSo() {
+        // a 20 s call timeout keeps 5 s for the response: waits must end by 15 s
+        CallDeadline deadline = CallDeadline.of(Duration.ofSeconds(20), this.clock.nanoTime());
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> engine(NO_JITTER).execute("anthropic", "opus", null, deadline,
+                    script(response(529, "retry-after", "10"), response(529, "retry-after", "10"), response(200))))
+            .satisfies((ex) -> {
+                assertThat(ex.getMessage()).contains("after 2 attempts")
+                    .contains("in 10s")
+                    .contains("call timeout of 20s")
+                    .contains("HTTP 529");
+                assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(10));
+                assertThat(ex.getCause()).isInstanceOf(HttpServerErrorException.class);
+            });
+        assertThat(this.retryCounts).containsExactly(0, 1);
+        assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void retriesThatFitInTheCallTimeoutRunAsWithoutOne() throws IOException {
+        CallDeadline deadline = CallDeadline.of(Duration.ofSeconds(20), this.clock.nanoTime());
+        Integer status = engine(NO_JITTER).execute("anthropic", "opus", null, deadline,
+                script(response(529, "retry-after", "7"), response(529, "retry-after", "8"), response(200)));
+        assertThat(status).isEqualTo(200);
+        assertThat(this.clock.sleeps()).containsExactly(Duration.ofSeconds(7), Duration.ofSeconds(8));
+    }
+
+    @Test
     @DisplayName("retry-after 120 is honoured with max-retry-after 120 s")
     void honoursWaitAtTheLimit() throws IOException {
         engine(NO_JITTER.withMaxRetryAfter(Duration.ofSeconds(120))).execute("openai", "gpt",
