@@ -12,12 +12,14 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
+import okhttp3.Dispatcher;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import okhttp3.internal.connection.RealCall;
 import okio.Buffer;
 import okio.Okio;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +74,9 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
 
     private static final String ASYNC_CALL_THREAD_PREFIX = "OkHttp ";
 
+    /** OkHttp's default {@code Dispatcher.maxRequests}. */
+    private static final int DISPATCHER_DEFAULT_MAX_REQUESTS = 64;
+
     private final LlmThrottleRegistry registry;
 
     public OkHttpThrottlingInterceptor(LlmThrottleRegistry registry) {
@@ -86,6 +91,9 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         // to one client) is sent as it is
         if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null) {
             return chain.proceed(hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request);
+        }
+        if (onAsyncCallThread()) {
+            liftDispatcherLimits(chain);
         }
         RequestBody requestBody = request.body();
         byte[] body = bytes(requestBody);
@@ -195,6 +203,31 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      */
     private static boolean onAsyncCallThread() {
         return Thread.currentThread().getName().startsWith(ASYNC_CALL_THREAD_PREFIX);
+    }
+
+    /**
+     * Lets every enqueued call of a throttled host reach llm-throttle's priority queue:
+     * OkHttp's dispatcher runs at most {@code maxRequestsPerHost} (Spring AI: 64)
+     * enqueued calls at once and holds the rest in a FIFO queue before any interceptor
+     * sees them, so calls waiting here for admission (streams, async SDK calls) would
+     * hold every slot and a realtime call behind them could not overtake batch calls. The
+     * dispatcher's limits are raised to {@code queue.capacity} plus OkHttp's default
+     * (64): the admission queue, bounded by {@code queue.capacity} and ordered by
+     * priority, is what holds calls back for a throttled host. A waiting call keeps a
+     * dispatcher thread (Spring AI's and OkHttp's dispatcher pools are unbounded cached
+     * pools). The client is reached through OkHttp 4's {@code RealCall}; with any other
+     * call nothing changes.
+     */
+    private void liftDispatcherLimits(Chain chain) {
+        if (!(chain.call() instanceof RealCall call)) {
+            return;
+        }
+        Dispatcher dispatcher = call.getClient().dispatcher();
+        int limit = this.registry.getSettings().queueCapacity() + DISPATCHER_DEFAULT_MAX_REQUESTS;
+        if (dispatcher.getMaxRequestsPerHost() < limit || dispatcher.getMaxRequests() < limit) {
+            dispatcher.setMaxRequests(Math.max(limit, dispatcher.getMaxRequests()));
+            dispatcher.setMaxRequestsPerHost(Math.max(limit, dispatcher.getMaxRequestsPerHost()));
+        }
     }
 
     /**

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
@@ -16,6 +18,10 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
+import io.github.llmthrottle.limit.LimiterState;
+import io.github.llmthrottle.limit.ModelLimiter;
+import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -191,8 +197,8 @@ class OkHttpThrottlingInterceptorTests {
 
     /**
      * OkHttp's call timeout counts the wait for admission: with one request a minute and
-     * a queue max-wait of 30 s, the second call cannot be admitted within a 2 s call
-     * timeout, and says so instead of being cut by OkHttp.
+     * a queue max-wait of 30 s, the second call cannot be admitted within a 6 s call
+     * timeout: it gives up waiting 4.5 s in, saying so, before OkHttp would cut it.
      */
     @Test
     void admissionThatCannotFitInTheCallTimeoutFailsEarlySayingSo() {
@@ -202,16 +208,16 @@ class OkHttpThrottlingInterceptorTests {
             .withPropertyValues("llm.throttle.clients.anthropic.models.claude-opus-4-7.requests-per-minute=1",
                     "llm.throttle.queue.max-wait=30s")
             .run((context) -> {
-                OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofSeconds(2)).build();
+                OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofSeconds(6)).build();
                 try (Response response = client.newCall(messages(this.server, BODY).build()).execute()) {
                     assertThat(response.code()).isEqualTo(200);
                 }
                 long start = System.nanoTime();
                 assertThatExceptionOfType(AdmissionTimeoutException.class)
                     .isThrownBy(() -> client.newCall(messages(this.server, BODY).build()).execute())
-                    .withMessageContaining("call timeout of 2s")
+                    .withMessageContaining("call timeout of 6s")
                     .withMessageContaining("llm.throttle.queue.max-wait");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(6));
                 this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
                 assertThat(context.getBean(LlmThrottleRegistry.class)
                     .getClient("anthropic")
@@ -226,18 +232,92 @@ class OkHttpThrottlingInterceptorTests {
     @Test
     void retryWhoseWaitCannotFitInTheCallTimeoutFailsEarlySayingSo() {
         this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(aResponse().withStatus(529)
-            .withHeader("retry-after", "3")
+            .withHeader("retry-after", "7")
             .withHeader("Content-Type", "application/json")
             .withBody(OVERLOADED)));
         this.runner.run((context) -> {
-            OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofSeconds(2)).build();
+            // waits must end 6 s into the 8 s call timeout: retry-after 7 cannot fit
+            OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofSeconds(8)).build();
             assertThatExceptionOfType(RetriesExhaustedException.class)
                 .isThrownBy(() -> client.newCall(messages(this.server, BODY).build()).execute())
                 .withMessageContaining("after 1 attempts")
-                .withMessageContaining("call timeout of 2s")
+                .withMessageContaining("the next retry, in 7")
+                .withMessageContaining("call timeout of 8s")
                 .withMessageContaining("HTTP 529");
             this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
         });
+    }
+
+    /**
+     * OkHttp's dispatcher runs at most {@code maxRequestsPerHost} enqueued calls (5 by
+     * default, 64 in Spring AI) and keeps the rest in FIFO order before any interceptor:
+     * eight batch calls waiting for admission would hold every slot, and a realtime call
+     * enqueued after them could not overtake. All of them reach the priority queue, and
+     * the realtime call is admitted next.
+     */
+    @Test
+    void enqueuedCallsAllReachThePriorityQueueSoARealtimeCallOvertakesBatchCalls() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(
+                aResponse().withFixedDelay(200).withHeader("Content-Type", "application/json").withBody(SUCCESS)));
+        List<Priority> admitted = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("llm.throttle.clients.anthropic.models.claude-opus-4-7.max-concurrency=1")
+            .withBean(ThrottleObserver.class, () -> new ThrottleObserver() {
+
+                @Override
+                public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+                    admitted.add(priority);
+                }
+
+            })
+            .run((context) -> {
+                OkHttpClient client = client(context);
+                assertThat(client.dispatcher().getMaxRequestsPerHost()).isEqualTo(5);
+                CountDownLatch done = new CountDownLatch(9);
+                Callback callback = new Callback() {
+
+                    @Override
+                    public void onResponse(Call call, Response response) {
+                        response.close();
+                        done.countDown();
+                    }
+
+                    @Override
+                    public void onFailure(Call call, IOException ex) {
+                        done.countDown();
+                    }
+
+                };
+                for (int i = 0; i < 8; i++) {
+                    client
+                        .newCall(
+                                messages(this.server, BODY).header(OkHttpThrottlingInterceptor.PRIORITY_HEADER, "BATCH")
+                                    .build())
+                        .enqueue(callback);
+                }
+                LimiterState state = await(context, 7);
+                assertThat(state.queued().batch()).isEqualTo(7);
+                client
+                    .newCall(messages(this.server, BODY).header(OkHttpThrottlingInterceptor.PRIORITY_HEADER, "REALTIME")
+                        .build())
+                    .enqueue(callback);
+                assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(admitted).hasSize(9);
+                assertThat(admitted.subList(0, 2)).containsExactly(Priority.BATCH, Priority.REALTIME);
+                assertThat(client.dispatcher().getMaxRequestsPerHost()).isGreaterThanOrEqualTo(1000);
+            });
+    }
+
+    /** The limiter's state once {@code queued} calls wait (within 20 s). */
+    private static LimiterState await(ApplicationContext context, int queued) throws InterruptedException {
+        ModelLimiter limiter = context.getBean(LlmThrottleRegistry.class)
+            .getClient("anthropic")
+            .model("claude-opus-4-7")
+            .getLimiter();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (limiter.state().queued().total() < queued && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return limiter.state();
     }
 
     @Test
