@@ -2,6 +2,7 @@ package io.github.llmthrottle.annotation;
 
 import java.lang.reflect.Method;
 
+import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.routing.ModelRouter.Recovery;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -9,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.util.ClassUtils;
 
 /**
  * Routes each invocation of a {@code @Throttled} method over its models with the method's
@@ -18,6 +20,9 @@ import org.springframework.aop.support.AopUtils;
  * reason.
  */
 final class ThrottledInterceptor implements MethodInterceptor {
+
+    private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+            ThrottledInterceptor.class.getClassLoader());
 
     private final ThrottledMethods methods;
 
@@ -44,7 +49,17 @@ final class ThrottledInterceptor implements MethodInterceptor {
                 ? (failure) -> throttled.fallback(target, arguments, failure) : null;
         return throttled.router()
             .route(throttled.priority(), throttled.tenant(target, arguments), throttled.maxWait(),
-                    (context) -> proxyInvocation.invocableClone().proceed(), recovery);
+                    (context) -> withContext(proxyInvocation.invocableClone().proceed(), context), recovery);
+    }
+
+    /**
+     * A Reactor result carries the invocation's context: its HTTP calls happen when it is
+     * subscribed, after the invocation (and its thread-local context) ended. Routing to
+     * the next model covers what the method does before it returns; a throttling failure
+     * of the returned stream reaches its subscriber as an error.
+     */
+    private static @Nullable Object withContext(@Nullable Object result, ThrottleContext context) {
+        return REACTOR_PRESENT ? ReactiveThrottleContext.attach(result, context) : result;
     }
 
 }

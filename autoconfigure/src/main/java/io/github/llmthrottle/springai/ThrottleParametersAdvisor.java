@@ -4,6 +4,7 @@ import java.util.Map;
 
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.ThrottleContextAccessor;
 import io.github.llmthrottle.okhttp.CallerThrottleParameters;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -62,8 +63,19 @@ public final class ThrottleParametersAdvisor implements CallAdvisor, StreamAdvis
 
     @Override
     public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+        ThrottleContext current = ThrottleContext.current();
+        if (current != null) {
+            return adviseStream(request, chain, current);
+        }
+        // a @Throttled method that returns the stream unsubscribed has its context in the
+        // stream's Reactor context (and no thread-local where the stream is subscribed)
+        return Flux.deferContextual((reactive) -> adviseStream(request, chain,
+                reactive.getOrDefault(ThrottleContextAccessor.KEY, (ThrottleContext) null)));
+    }
+
+    private Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain,
+            @Nullable ThrottleContext invocation) {
         CallerThrottleParameters parameters = parameters(request.context());
-        ThrottleContext invocation = ThrottleContext.current();
         if (parameters == null && invocation != null) {
             // a @Throttled invocation's context is a thread-local: the stream's HTTP
             // call runs elsewhere

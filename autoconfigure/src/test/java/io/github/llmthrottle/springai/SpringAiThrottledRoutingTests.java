@@ -15,6 +15,8 @@ import io.github.llmthrottle.test.LlmSimulator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.client.ChatClient;
@@ -98,6 +100,24 @@ class SpringAiThrottledRoutingTests {
         });
     }
 
+    /**
+     * A method that returns the stream unsubscribed has ended (with its thread-local
+     * context) when the stream is subscribed, here on another thread: the context rides
+     * in the stream's Reactor context.
+     */
+    @Test
+    void streamReturnedUnsubscribedRunsWithTheInvocationsPriorityAndTenantWhenSubscribedLater() {
+        this.runner.run((context) -> {
+            Flux<String> stream = context.getBean(Answers.class).streamLater("Hello");
+            assertThat(context.getBean(AdmissionRecorder.class).admitted).isEmpty();
+            List<String> chunks = stream.collectList()
+                .subscribeOn(Schedulers.boundedElastic())
+                .block(Duration.ofSeconds(30));
+            assertThat(chunks).isNotEmpty();
+            assertThat(context.getBean(AdmissionRecorder.class).admitted).containsExactly(OPUS + ":REALTIME/initech");
+        });
+    }
+
     @Test
     void overloadedPreferredModelRoutesTheChatClientStreamToItsFallback() {
         this.simulator.outage(OPUS, Duration.ofMinutes(10));
@@ -169,6 +189,19 @@ class SpringAiThrottledRoutingTests {
          * @param question the question
          * @return the answer
          */
+        /**
+         * The stream of an answer, subscribed by the caller after the invocation ended.
+         * @param question the question
+         * @return the answer's chunks
+         */
+        @Throttled(client = "anthropic", model = OPUS, priority = Priority.REALTIME, tenant = "'initech'")
+        public Flux<String> streamLater(String question) {
+            return this.chatClient.prompt(question)
+                .options(AnthropicChatOptions.builder().model(ThrottleContext.currentModel()))
+                .stream()
+                .content();
+        }
+
         @Throttled(client = "anthropic", model = OPUS, priority = Priority.BATCH, tenant = "'globex'", maxWait = "5s")
         public String streamedAnswer(String question) {
             return String.join("",
