@@ -138,7 +138,8 @@ public class LlmThrottleEndpoint {
                 ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(), state.concurrencyLimit(),
                 new QueuedDescriptor(state.queued().realtime(), state.queued().normal(), state.queued().batch(),
                         state.queued().total()),
-                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()));
+                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()),
+                model.getContextWindow());
     }
 
     private static void requirePositive(String field, @Nullable Long value) {
@@ -187,11 +188,13 @@ public class LlmThrottleEndpoint {
      * @param queued calls waiting for admission, per priority
      * @param circuit the model's circuit
      * @param totals totals since startup
+     * @param contextWindow the model's context window in tokens, or {@code null} when
+     * none is configured
      */
     public record ModelStateDescriptor(LimitsDescriptor limits, LimitsDescriptor effectiveLimits,
             AvailableDescriptor available, @Nullable ServerDescriptor server, @Nullable Instant pausedUntil,
             int inFlight, @Nullable Integer concurrencyLimit, QueuedDescriptor queued, CircuitState circuit,
-            TotalsDescriptor totals) implements OperationResponseBody {
+            TotalsDescriptor totals, @Nullable Long contextWindow) implements OperationResponseBody {
     }
 
     /**

@@ -13,7 +13,8 @@ import io.github.llmthrottle.routing.RouteCandidate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A model of a configured client as a routing candidate.
+ * A model of a configured client as a routing candidate (the annotation's client, or
+ * another one for a cross-provider fallback).
  * <p>
  * The router decides before the method has built its request, so the admission wait is
  * estimated for a <em>typical</em> request of the model: one request with the average
@@ -36,6 +37,16 @@ final class ThrottledModelCandidate implements RouteCandidate {
     @Override
     public String model() {
         return this.model.getName();
+    }
+
+    @Override
+    public String client() {
+        return this.client.getName();
+    }
+
+    @Override
+    public @Nullable Long contextWindow() {
+        return this.model.getContextWindow();
     }
 
     @Override

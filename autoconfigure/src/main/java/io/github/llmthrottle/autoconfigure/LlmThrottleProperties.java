@@ -260,15 +260,23 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * A model's limits and fallback chain.
+     * A model's limits, fallback chain and context window.
      */
     public static class Model extends Limits {
 
         /**
-         * Models to route to, in order, when this one cannot take a call; each must be
-         * configured under the same client.
+         * Models to route to, in order, when this one cannot take a call: a model
+         * configured under the same client, or CLIENT:MODEL for a model of another client
+         * (another provider), e.g. openai:gpt-4o-mini.
          */
         private List<String> fallback = new ArrayList<>();
+
+        /**
+         * Context window of the model in tokens: a request whose estimated input plus
+         * max_tokens exceeds it is not sent (@Throttled routes it to the next model whose
+         * window fits). Unset means no check.
+         */
+        private @Nullable Long contextWindow;
 
         public List<String> getFallback() {
             return this.fallback;
@@ -276,6 +284,14 @@ public class LlmThrottleProperties {
 
         public void setFallback(List<String> fallback) {
             this.fallback = fallback;
+        }
+
+        public @Nullable Long getContextWindow() {
+            return this.contextWindow;
+        }
+
+        public void setContextWindow(@Nullable Long contextWindow) {
+            this.contextWindow = contextWindow;
         }
 
     }

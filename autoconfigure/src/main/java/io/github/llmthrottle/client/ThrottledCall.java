@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.time.Duration;
 
+import io.github.llmthrottle.ContextWindowExceededException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RejectionReason;
@@ -18,10 +19,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One logical call through a {@link ThrottledClient}, from the request to its settled
  * response: the per-call record (model, context, admission request, the adapter's
- * exchange) and the steps of each attempt. In order: the circuit's permission, admission
- * (priority queue, buckets, concurrency, tenant), the HTTP attempt, classification of the
- * response, calibration from its headers, the model-wide pause after a 429, settlement of
- * the tokens from the JSON body or the stream's events, and the events every observer
+ * exchange) and the steps of each attempt. In order: the model's context window (checked
+ * once, before anything else), the circuit's permission, admission (priority queue,
+ * buckets, concurrency, tenant), the HTTP attempt, classification of the response,
+ * calibration from its headers, the model-wide pause after a 429, settlement of the
+ * tokens from the JSON body or the stream's events, and the events every observer
  * (totals, metrics, health) sees. Retries are the
  * {@link io.github.llmthrottle.retry.RetryEngine}'s, around {@link #attempt(int)}.
  *
@@ -96,6 +98,7 @@ final class ThrottledCall<R extends ProviderResponse> {
      */
     ThrottledResponse<R> run() throws IOException {
         try (ThrottleContext.Scope scope = (this.scope != null) ? this.scope : NO_SCOPE) {
+            checkContextWindow();
             // inside a @Throttled invocation no server wait beyond its max-wait is slept:
             // the call fails with RetryAfterTooLongException and the invocation moves on
             // to its next model
@@ -119,6 +122,19 @@ final class ThrottledCall<R extends ProviderResponse> {
                 .warn("Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: " + ex);
             callEnded(CallOutcome.FAILED);
             throw ex;
+        }
+    }
+
+    /**
+     * Refuses, before anything is sent, a request that does not fit its model's context
+     * window: its estimated input (as admission estimates it) plus the output it
+     * reserves.
+     */
+    private void checkContextWindow() {
+        Long window = this.model.contextWindow;
+        if (window != null && this.admission.inputTokens() + this.admission.outputTokens() > window) {
+            throw new ContextWindowExceededException(this.client.getName(), this.model.name,
+                    this.admission.inputTokens(), this.admission.outputTokens(), window);
         }
     }
 

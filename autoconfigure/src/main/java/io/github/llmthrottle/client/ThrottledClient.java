@@ -25,6 +25,7 @@ import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.CircuitSettings;
 import io.github.llmthrottle.routing.ModelCircuit;
 import io.github.llmthrottle.time.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One configured client at run time, and the entry of its call pipeline:
@@ -153,7 +154,8 @@ public final class ThrottledClient {
 
     private ThrottledModel newModel(String name) {
         return new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time));
+                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time),
+                this.settings.contextWindowOf(name));
     }
 
     /**
@@ -251,10 +253,13 @@ public final class ThrottledClient {
 
         final ModelCircuit circuit;
 
-        ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit) {
+        final @Nullable Long contextWindow;
+
+        ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit, @Nullable Long contextWindow) {
             this.name = name;
             this.limiter = limiter;
             this.circuit = circuit;
+            this.contextWindow = contextWindow;
         }
 
         public String getName() {
@@ -275,6 +280,15 @@ public final class ThrottledClient {
          */
         public ModelCircuit getCircuit() {
             return this.circuit;
+        }
+
+        /**
+         * The model's context window
+         * ({@code llm.throttle.clients.NAME.models.MODEL.context-window}).
+         * @return the window in tokens, or {@code null} when not configured
+         */
+        public @Nullable Long getContextWindow() {
+            return this.contextWindow;
         }
 
     }

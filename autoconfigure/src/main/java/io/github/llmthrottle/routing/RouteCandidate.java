@@ -7,9 +7,9 @@ import io.github.llmthrottle.Priority;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One model a {@link ModelRouter} may send an invocation to: its circuit, an estimate of
- * how long a call would wait for admission, and where to report that the router went
- * elsewhere.
+ * One model a {@link ModelRouter} may send an invocation to: its client, context window
+ * and circuit, an estimate of how long a call would wait for admission, and where to
+ * report that the router went elsewhere.
  */
 public interface RouteCandidate {
 
@@ -18,6 +18,23 @@ public interface RouteCandidate {
      * @return the model
      */
     String model();
+
+    /**
+     * The client of the model, when it is not the router's own (a fallback to another
+     * provider).
+     * @return the client, or {@code null} for the router's client
+     */
+    default @Nullable String client() {
+        return null;
+    }
+
+    /**
+     * The model's context window.
+     * @return the window in tokens, or {@code null} when none is configured
+     */
+    default @Nullable Long contextWindow() {
+        return null;
+    }
 
     /**
      * The model's circuit.
@@ -36,8 +53,8 @@ public interface RouteCandidate {
     @Nullable Duration estimatedWait(Priority priority, @Nullable String tenant, Duration maxWait);
 
     /**
-     * The router refused this model before calling it (open circuit, or a wait above
-     * max-wait).
+     * The router refused this model before calling it (open circuit, a wait above
+     * max-wait, or a context window smaller than the invocation's request).
      * @param rejection why, as the caller would have seen it
      */
     default void rejected(LlmThrottleException rejection) {

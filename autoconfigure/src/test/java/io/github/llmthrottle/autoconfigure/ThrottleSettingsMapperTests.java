@@ -123,6 +123,58 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void fallbackMayNameAModelOfAnotherClientAsClientColonModel() {
+        Client anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        anthropic.setModels(Map.of("opus", opus, "llama3:8b", new Model()));
+        Client openai = addClient("openai", ProviderDialect.OPENAI);
+        openai.setModels(Map.of("gpt-4o-mini", new Model(), "meta-llama/llama-3:70b", new Model()));
+        opus.setFallback(List.of("llama3:8b", "openai:gpt-4o-mini", "openai:meta-llama/llama-3:70b"));
+        assertThat(map().clients().get("anthropic").fallbackOf("opus")).containsExactly("llama3:8b",
+                "openai:gpt-4o-mini", "openai:meta-llama/llama-3:70b");
+        opus.setFallback(List.of("openai:gpt-5"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]",
+                "names model 'gpt-5' of client 'openai', which is not configured there");
+        opus.setFallback(List.of("azure:gpt-4o-mini"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]",
+                "not configured for client 'anthropic'");
+        opus.setFallback(List.of("openai:gpt-4o-mini", "openai:gpt-4o-mini"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[1]",
+                "names a model listed before it");
+        opus.setFallback(List.of("anthropic:opus"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]",
+                "cannot fall back to itself");
+    }
+
+    @Test
+    void aFallbackThatCouldNameTwoModelsIsAmbiguousUntilQualified() {
+        Client anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        anthropic.setModels(Map.of("opus", opus, "openai:gpt-4o-mini", new Model()));
+        Client openai = addClient("openai", ProviderDialect.OPENAI);
+        openai.setModels(Map.of("gpt-4o-mini", new Model()));
+        opus.setFallback(List.of("openai:gpt-4o-mini"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]", "is ambiguous");
+        opus.setFallback(List.of("anthropic:openai:gpt-4o-mini"));
+        assertThat(map().clients().get("anthropic").fallbackOf("opus")).containsExactly("anthropic:openai:gpt-4o-mini");
+    }
+
+    @Test
+    void contextWindowIsMappedAndMustBePositive() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        client.setModels(Map.of("opus", opus, "sonnet", new Model()));
+        opus.setContextWindow(200_000L);
+        assertThat(map().clients().get("a").contextWindowOf("opus")).isEqualTo(200_000L);
+        assertThat(map().clients().get("a").contextWindowOf("sonnet")).isNull();
+        assertThat(map().clients().get("a").contextWindowOf("unknown")).isNull();
+        opus.setContextWindow(0L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.context-window", "must be positive");
+        opus.setContextWindow(-1L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.context-window", "must be positive");
+    }
+
+    @Test
     void clientRetryOverridesInheritTheSharedRetrySettings() {
         this.properties.getRetry().setMaxRetries(2);
         this.properties.getRetry().setJitter(Jitter.EQUAL);
