@@ -260,7 +260,7 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * A model's limits, fallback chain and context window.
+     * A model's limits, fallback chain, context window and deployments.
      */
     public static class Model extends Limits {
 
@@ -277,6 +277,21 @@ public class LlmThrottleProperties {
          * window fits). Unset means no check.
          */
         private @Nullable Long contextWindow;
+
+        /**
+         * Deployments serving the model, by name: other base URLs and/or API keys (other
+         * organisations, regions, Azure resources), each with its own limits and circuit;
+         * a call goes to the deployment that admits it soonest.
+         */
+        private Map<String, DeploymentProperties> deployments = new LinkedHashMap<>();
+
+        public Map<String, DeploymentProperties> getDeployments() {
+            return this.deployments;
+        }
+
+        public void setDeployments(Map<String, DeploymentProperties> deployments) {
+            this.deployments = deployments;
+        }
 
         public List<String> getFallback() {
             return this.fallback;

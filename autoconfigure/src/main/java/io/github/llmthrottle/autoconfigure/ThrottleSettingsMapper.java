@@ -21,6 +21,7 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RateLimits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Tenants;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
+import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.RedisBucketStore;
@@ -153,7 +154,7 @@ final class ThrottleSettingsMapper {
             .to(settings, ClientSettings::withDefaultModel);
         settings = map.from(limits(prefix + "default-limits.", client.getDefaultLimits()))
             .to(settings, ClientSettings::withDefaultLimits);
-        settings = map.from(models(prefix, client.getModels())).to(settings, ClientSettings::withModels);
+        settings = map.from(models(prefix, dialect, client.getModels())).to(settings, ClientSettings::withModels);
         settings = map.from(retry(prefix + "retry.", inherit(retry, client.getRetry())))
             .to(settings, ClientSettings::withRetry);
         return settings;
@@ -171,14 +172,55 @@ final class ThrottleSettingsMapper {
         return headers;
     }
 
-    private static Map<String, ModelSettings> models(String prefix, Map<String, Model> models) {
+    private static Map<String, ModelSettings> models(String prefix, ProviderDialect dialect,
+            Map<String, Model> models) {
         Map<String, ModelSettings> settings = new LinkedHashMap<>();
         models.forEach((model, properties) -> {
             String modelPrefix = prefix + "models." + model + ".";
-            settings.put(model, new ModelSettings(model, limits(modelPrefix, properties), properties.getFallback(),
-                    contextWindow(modelPrefix + "context-window", properties.getContextWindow())));
+            ModelLimits limits = limits(modelPrefix, properties);
+            settings.put(model,
+                    new ModelSettings(model, limits, properties.getFallback(),
+                            contextWindow(modelPrefix + "context-window", properties.getContextWindow()),
+                            deployments(modelPrefix + "deployments.", dialect, limits, properties.getDeployments())));
+        });
+        models.keySet()
+            .forEach((model) -> settings.get(model)
+                .deployments()
+                .keySet()
+                .forEach((deployment) -> check(prefix + "models." + model + ".deployments",
+                        DeploymentSettings.qualifiedName(model, deployment), (name) -> !models.containsKey(name),
+                        "is also the name of a configured model",
+                        "Rename the deployment or the model: a deployment's state is kept under MODEL"
+                                + DeploymentSettings.SEPARATOR + "DEPLOYMENT.")));
+        return settings;
+    }
+
+    /**
+     * The deployments of a model, each with the model's limits for what it leaves unset.
+     */
+    private static Map<String, DeploymentSettings> deployments(String prefix, ProviderDialect dialect,
+            ModelLimits model, Map<String, DeploymentProperties> deployments) {
+        Map<String, DeploymentSettings> settings = new LinkedHashMap<>();
+        deployments.forEach((name, deployment) -> {
+            String property = prefix + name + ".";
+            check(prefix + name, name, (value) -> !value.isBlank(), "is not a deployment name",
+                    "Name the deployment, for example eu-west.");
+            ModelLimits own = limits(property, deployment);
+            ModelLimits limits = new ModelLimits(orElse(own.requestsPerMinute(), model.requestsPerMinute()),
+                    orElse(own.inputTokensPerMinute(), model.inputTokensPerMinute()),
+                    orElse(own.outputTokensPerMinute(), model.outputTokensPerMinute()),
+                    orElse(own.maxConcurrency(), model.maxConcurrency()));
+            URI baseUrl = (deployment.getBaseUrl() != null && !deployment.getBaseUrl().isBlank())
+                    ? baseUrl(property + "base-url", dialect, deployment.getBaseUrl()) : null;
+            String apiKey = (deployment.getApiKey() != null && !deployment.getApiKey().isBlank())
+                    ? deployment.getApiKey() : null;
+            settings.put(name, new DeploymentSettings(name, baseUrl, apiKey, deployment.getDefaultHeaders(), limits));
         });
         return settings;
+    }
+
+    private static <T> @Nullable T orElse(@Nullable T value, @Nullable T fallback) {
+        return (value != null) ? value : fallback;
     }
 
     /** A context window: unset (no check) or a positive number of tokens. */

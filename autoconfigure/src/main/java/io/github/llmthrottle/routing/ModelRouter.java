@@ -145,9 +145,8 @@ public final class ModelRouter {
             return new ContextWindowExceededException(client, candidate.model(), tooLarge.getEstimatedInputTokens(),
                     tooLarge.getMaxOutputTokens(), window);
         }
-        ModelCircuit circuit = candidate.circuit();
-        if (!circuit.isCallPermitted()) {
-            return new CircuitOpenException(client, candidate.model(), circuit.remainingOpenTime());
+        if (!candidate.isCallPermitted()) {
+            return new CircuitOpenException(client, candidate.model(), candidate.remainingOpenTime());
         }
         Duration wait = candidate.estimatedWait(priority, tenant, maxWait);
         if (wait == null || wait.compareTo(maxWait) > 0) {

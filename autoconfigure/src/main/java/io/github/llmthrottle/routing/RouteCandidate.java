@@ -43,6 +43,23 @@ public interface RouteCandidate {
     ModelCircuit circuit();
 
     /**
+     * Whether a call may go through now: the model's circuit, or for a model served by
+     * several deployments, the circuit of any of them.
+     * @return whether a call is permitted
+     */
+    default boolean isCallPermitted() {
+        return circuit().isCallPermitted();
+    }
+
+    /**
+     * How long every call is refused while {@link #isCallPermitted()} is false.
+     * @return the remaining open time, or {@code null} when unknown or not open
+     */
+    default @Nullable Duration remainingOpenTime() {
+        return circuit().remainingOpenTime();
+    }
+
+    /**
      * How long a typical call of this invocation would wait for admission now.
      * @param priority the invocation's priority
      * @param tenant the invocation's tenant, or {@code null}

@@ -10,6 +10,7 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
 import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.RedisBucketStore;
@@ -172,6 +173,53 @@ class ThrottleSettingsMapperTests {
         assertInvalid(this::map, "llm.throttle.clients.a.models.opus.context-window", "must be positive");
         opus.setContextWindow(-1L);
         assertInvalid(this::map, "llm.throttle.clients.a.models.opus.context-window", "must be positive");
+    }
+
+    @Test
+    void deploymentsAreMappedWithTheModelsLimitsForWhatTheyLeaveUnset() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.setApiKey("client-key");
+        Model sonnet = new Model();
+        sonnet.setRequestsPerMinute(100L);
+        sonnet.setInputTokensPerMinute(50_000L);
+        DeploymentProperties east = new DeploymentProperties();
+        east.setRequestsPerMinute(2L);
+        DeploymentProperties west = new DeploymentProperties();
+        west.setBaseUrl(" https://west.example.com/v1 ");
+        west.setApiKey("west-key");
+        west.setDefaultHeaders(Map.of("x-team", "search"));
+        sonnet.setDeployments(new java.util.LinkedHashMap<>(Map.of("east", east)));
+        sonnet.getDeployments().put("west", west);
+        client.setModels(Map.of("sonnet", sonnet));
+        ThrottleSettings settings = map();
+        Map<String, DeploymentSettings> deployments = settings.clients().get("a").deploymentsOf("sonnet");
+        assertThat(deployments).containsOnlyKeys("east", "west");
+        assertThat(deployments.get("east").baseUrl()).isNull();
+        assertThat(deployments.get("east").apiKey()).isNull();
+        assertThat(deployments.get("east").limits()).isEqualTo(new ModelLimits(2L, 50_000L, null, null));
+        assertThat(deployments.get("west").baseUrl()).isEqualTo(URI.create("https://west.example.com/v1"));
+        assertThat(deployments.get("west").apiKey()).isEqualTo("west-key");
+        assertThat(deployments.get("west").headers()).containsEntry("x-team", "search");
+        assertThat(deployments.get("west").limits()).isEqualTo(new ModelLimits(100L, 50_000L, null, null));
+        assertThat(deployments.get("west").toString()).doesNotContain("west-key");
+        assertThat(settings.clientLimits().get("a").models()).containsKeys("sonnet", "sonnet@east", "sonnet@west");
+        west.setBaseUrl("west.example.com");
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments.west.base-url",
+                "not an http or https URL");
+        west.setBaseUrl(null);
+        west.setOutputTokensPerMinute(0L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments.west.output-tokens-per-minute",
+                "must be positive");
+    }
+
+    @Test
+    void aDeploymentMayNotShareItsQualifiedNameWithAModel() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        Model sonnet = new Model();
+        sonnet.setDeployments(Map.of("east", new DeploymentProperties()));
+        client.setModels(Map.of("sonnet", sonnet, "sonnet@east", new Model()));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments",
+                "is also the name of a configured model");
     }
 
     @Test
