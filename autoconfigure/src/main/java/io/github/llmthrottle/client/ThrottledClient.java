@@ -161,9 +161,8 @@ public final class ThrottledClient {
             ThrottledModel state = new ThrottledModel(qualified, this.limiters.limiter(this.settings.name(), qualified),
                     new ModelCircuit(this.settings.name(), qualified, this.circuitSettings, this.time), null, name,
                     deployment, List.of());
-            // kept with the models, so that events, the endpoint, health and metrics find
-            // it
-            // by its qualified name
+            // kept with the models: events, the endpoint, health and metrics find it by
+            // its qualified name
             this.models.put(qualified, state);
             deployments.add(state);
         });
@@ -275,10 +274,6 @@ public final class ThrottledClient {
         final @Nullable DeploymentSettings deployment;
 
         final List<ThrottledModel> deployments;
-
-        ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit, @Nullable Long contextWindow) {
-            this(name, limiter, circuit, contextWindow, null, null, List.of());
-        }
 
         ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit, @Nullable Long contextWindow,
                 @Nullable String deploymentOf, @Nullable DeploymentSettings deployment,

@@ -139,9 +139,8 @@ public final class ModelRouter {
         String client = clientOf(candidate);
         Long window = candidate.contextWindow();
         if (tooLarge != null && window != null && window < tooLarge.getRequiredTokens()) {
-            // the request the invocation builds did not fit a window; a smaller one is
-            // not
-            // tried (the method would run only to fail before sending again)
+            // the invocation's request did not fit a window: a smaller one is not tried
+            // (the method would run only to fail before sending again)
             return new ContextWindowExceededException(client, candidate.model(), tooLarge.getEstimatedInputTokens(),
                     tooLarge.getMaxOutputTokens(), window);
         }
