@@ -20,7 +20,13 @@ public enum RejectionReason {
     CIRCUIT_OPEN("circuit_open"),
 
     /** The server asked for a wait above max-retry-after. */
-    RETRY_AFTER_TOO_LONG("retry_after_too_long");
+    RETRY_AFTER_TOO_LONG("retry_after_too_long"),
+
+    /**
+     * The request does not fit the model's context window
+     * ({@link ContextWindowExceededException}); it was never sent.
+     */
+    CONTEXT_WINDOW("context_window");
 
     private final String tag;
 

@@ -8,10 +8,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the current {@link Throttled} invocation was routed to: client, model, priority,
  * tenant and attempt (0 for the first model, 1 for the first fallback, ...). Calls made
- * through a throttled {@code RestClient} on the same thread are admitted with this
- * priority and tenant. Outside an annotated method, a call whose tenant a
- * {@code TenantResolver} resolved runs with a context of its own, so that observers of
- * the call (metrics) see the tenant too.
+ * on the same thread through the throttled {@code RestClient} (or Spring AI model) of
+ * that client are admitted with this priority and tenant. Outside an annotated method, a
+ * call whose tenant a {@code TenantResolver} resolved runs with a context of its own, so
+ * that observers of the call (metrics) see the tenant too.
  */
 public final class ThrottleContext {
 
@@ -57,6 +57,16 @@ public final class ThrottleContext {
     }
 
     /**
+     * The client the current invocation was routed to: the annotation's client, or the
+     * client of a fallback entry {@code CLIENT:MODEL} that named another one.
+     * @return the client name, or {@code null} outside a {@link Throttled} invocation
+     */
+    public static @Nullable String currentClient() {
+        ThrottleContext context = CURRENT.get();
+        return (context != null) ? context.client : null;
+    }
+
+    /**
      * Makes {@code context} current on this thread until the returned scope is closed,
      * when the previous context is restored.
      * @param context the context to make current
@@ -90,6 +100,13 @@ public final class ThrottleContext {
         }
     }
 
+    /**
+     * The client the invocation was routed to. A fallback entry {@code CLIENT:MODEL} may
+     * route it to a model of another client (another provider): call that client's
+     * {@code RestClient} (or Spring AI model), whose calls then carry this context's
+     * priority, tenant and max-wait; calls through other clients do not.
+     * @return the client name
+     */
     public String getClient() {
         return this.client;
     }

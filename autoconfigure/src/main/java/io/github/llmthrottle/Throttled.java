@@ -42,7 +42,10 @@ public @interface Throttled {
 
     /**
      * Models to fall back to, in order; defaults to the model's configured fallback
-     * chain.
+     * chain. An entry names a model of {@link #client()}, or a model of another
+     * configured client as {@code CLIENT:MODEL} (for example {@code openai:gpt-4o-mini});
+     * inside the method {@code ThrottleContext.current().getClient()} then names the
+     * client the invocation was routed to.
      * @return the fallback models
      */
     String[] fallback() default {};

@@ -2,10 +2,12 @@ package io.github.llmthrottle.actuate;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottledClient;
@@ -26,10 +28,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * The {@code llmthrottle} Actuator endpoint: every client and model's limits, local
- * buckets, what the provider last reported, pause, concurrency, queue, circuit and
- * totals; and, with write access granted
- * ({@code management.endpoint.llmthrottle.access=unrestricted}), a runtime change of a
- * model's limits that the next admission follows. Never shows an API key or a header.
+ * buckets, what the provider last reported, pause, concurrency, queue, circuit and totals
+ * (each deployment of a model as one more entry, {@code MODEL@DEPLOYMENT}); and, with
+ * write access granted ({@code management.endpoint.llmthrottle.access=unrestricted}), a
+ * runtime change of a model's limits that the next admission follows. Never shows an API
+ * key or a header.
  */
 @Endpoint(id = "llmthrottle", defaultAccess = Access.READ_ONLY)
 public class LlmThrottleEndpoint {
@@ -104,8 +107,7 @@ public class LlmThrottleEndpoint {
         if (owner == null || found == null) {
             return null;
         }
-        ModelLimits current = Boolean.TRUE.equals(reset) ? owner.getSettings().limitsOf(model)
-                : found.getLimiter().limits();
+        ModelLimits current = Boolean.TRUE.equals(reset) ? configuredLimits(owner, found) : found.getLimiter().limits();
         found.getLimiter()
             .updateLimits(new ModelLimits(orElse(requestsPerMinute, current.requestsPerMinute()),
                     orElse(inputTokensPerMinute, current.inputTokensPerMinute()),
@@ -115,6 +117,14 @@ public class LlmThrottleEndpoint {
             found.getLimiter().endPause();
         }
         return describe(found);
+    }
+
+    /**
+     * The configured limits of a model, or of a deployment ({@code MODEL@DEPLOYMENT}).
+     */
+    private static ModelLimits configuredLimits(ThrottledClient client, ThrottledModel model) {
+        DeploymentSettings deployment = model.getDeployment();
+        return (deployment != null) ? deployment.limits() : client.getSettings().limitsOf(model.getName());
     }
 
     /**
@@ -138,7 +148,13 @@ public class LlmThrottleEndpoint {
                 ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(), state.concurrencyLimit(),
                 new QueuedDescriptor(state.queued().realtime(), state.queued().normal(), state.queued().batch(),
                         state.queued().total()),
-                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()));
+                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()),
+                model.getContextWindow(), deployments(model), model.getDeploymentOf());
+    }
+
+    private static @Nullable List<String> deployments(ThrottledModel model) {
+        List<ThrottledModel> deployments = model.getDeployments();
+        return deployments.isEmpty() ? null : deployments.stream().map(ThrottledModel::getName).toList();
     }
 
     private static void requirePositive(String field, @Nullable Long value) {
@@ -187,11 +203,18 @@ public class LlmThrottleEndpoint {
      * @param queued calls waiting for admission, per priority
      * @param circuit the model's circuit
      * @param totals totals since startup
+     * @param contextWindow the model's context window in tokens, or {@code null} when
+     * none is configured
+     * @param deployments the names ({@code MODEL@DEPLOYMENT}) under which the model's
+     * deployments are shown, each with a state of its own, or {@code null} when it has
+     * none
+     * @param deploymentOf the model this is a deployment of, or {@code null} for a model
      */
     public record ModelStateDescriptor(LimitsDescriptor limits, LimitsDescriptor effectiveLimits,
             AvailableDescriptor available, @Nullable ServerDescriptor server, @Nullable Instant pausedUntil,
             int inFlight, @Nullable Integer concurrencyLimit, QueuedDescriptor queued, CircuitState circuit,
-            TotalsDescriptor totals) implements OperationResponseBody {
+            TotalsDescriptor totals, @Nullable Long contextWindow, @Nullable List<String> deployments,
+            @Nullable String deploymentOf) implements OperationResponseBody {
     }
 
     /**

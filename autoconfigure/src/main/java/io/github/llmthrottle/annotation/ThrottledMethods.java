@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.routing.ModelReference;
 import io.github.llmthrottle.routing.ModelRouter;
 import org.jspecify.annotations.Nullable;
 
@@ -42,7 +44,9 @@ import org.springframework.util.ReflectionUtils;
  * <p>
  * {@link #validate(Class)} runs for each bean at startup, before it is proxied, and stops
  * the application with an {@link InvalidThrottleConfigurationException} naming the method
- * when an annotation names an unknown client or model, its {@code fallbackMethod} is
+ * when an annotation names an unknown client or model (a fallback entry may name a model
+ * of another client as {@code CLIENT:MODEL}, see
+ * {@link io.github.llmthrottle.routing.ModelReference}), its {@code fallbackMethod} is
  * missing or has the wrong parameters or return type, its {@code maxWait} or
  * {@code tenant} cannot be parsed, the method returns a {@code CompletableFuture} (or any
  * {@link Future}, {@link CompletionStage} or reactive publisher: the throttled calls
@@ -158,10 +162,11 @@ final class ThrottledMethods {
         ThrottledClient client = client(registry, annotation, description);
         ClientSettings settings = client.getSettings();
         String model = model(settings, annotation, description);
-        List<String> chain = chain(settings, model, annotation, description);
-        List<ThrottledModelCandidate> candidates = chain.stream()
-            .map((name) -> new ThrottledModelCandidate(client, client.model(name)))
-            .toList();
+        List<ModelReference> chain = chain(registry, settings, model, annotation, description);
+        List<ThrottledModelCandidate> candidates = chain.stream().map((reference) -> {
+            ThrottledClient owner = registry.getClients().get(reference.client());
+            return new ThrottledModelCandidate(owner, owner.model(reference.model()));
+        }).toList();
         ModelRouter router = new ModelRouter(client.getName(), candidates, registry.getSettings().maxWait());
         Duration maxWait = maxWait(annotation, description);
         Expression tenant = tenant(annotation, description);
@@ -235,20 +240,43 @@ final class ThrottledMethods {
         return model;
     }
 
-    private static List<String> chain(ClientSettings settings, String model, Throttled annotation, String description) {
-        List<String> fallback = (annotation.fallback().length > 0) ? Arrays.asList(annotation.fallback())
-                : settings.fallbackOf(model);
-        Set<String> chain = new LinkedHashSet<>();
-        chain.add(model);
+    private static List<ModelReference> chain(LlmThrottleRegistry registry, ClientSettings settings, String model,
+            Throttled annotation, String description) {
+        boolean annotated = annotation.fallback().length > 0;
+        List<String> fallback = annotated ? Arrays.asList(annotation.fallback()) : settings.fallbackOf(model);
+        Map<String, Set<String>> models = new LinkedHashMap<>();
+        registry.getClients().forEach((name, client) -> models.put(name, namedModels(client.getSettings())));
+        Set<ModelReference> chain = new LinkedHashSet<>();
+        chain.add(new ModelReference(settings.name(), model));
         for (String candidate : fallback) {
             String name = candidate.trim();
-            checkModel(settings, name, "fallback model", description);
-            if (!chain.add(name)) {
+            ModelReference reference;
+            try {
+                reference = ModelReference.resolve(name, settings.name(), models);
+            }
+            catch (ModelReference.InvalidReferenceException ex) {
+                String source = annotated ? "@Throttled fallback model"
+                        : "llm.throttle.clients." + settings.name() + ".models." + model + ".fallback entry";
+                throw invalid(description, source + " '" + name + "' " + ex.getReason(), ex.getAction());
+            }
+            if (!chain.add(reference)) {
                 throw invalid(description, "@Throttled fallback lists '" + name + "' twice, or names the model itself",
                         "List each fallback model once, after the model.");
             }
         }
         return List.copyOf(chain);
+    }
+
+    /**
+     * The models an annotation may name for a client: the configured ones and the default
+     * model.
+     */
+    private static Set<String> namedModels(ClientSettings settings) {
+        Set<String> models = new LinkedHashSet<>(settings.models().keySet());
+        if (settings.defaultModel() != null) {
+            models.add(settings.defaultModel());
+        }
+        return models;
     }
 
     private static void checkModel(ClientSettings settings, String model, String what, String description) {

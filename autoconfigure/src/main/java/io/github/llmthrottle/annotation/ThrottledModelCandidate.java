@@ -1,6 +1,9 @@
 package io.github.llmthrottle.annotation;
 
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
@@ -13,7 +16,8 @@ import io.github.llmthrottle.routing.RouteCandidate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A model of a configured client as a routing candidate.
+ * A model of a configured client as a routing candidate (the annotation's client, or
+ * another one for a cross-provider fallback).
  * <p>
  * The router decides before the method has built its request, so the admission wait is
  * estimated for a <em>typical</em> request of the model: one request with the average
@@ -39,18 +43,78 @@ final class ThrottledModelCandidate implements RouteCandidate {
     }
 
     @Override
+    public String client() {
+        return this.client.getName();
+    }
+
+    @Override
+    public @Nullable Long contextWindow() {
+        return this.model.getContextWindow();
+    }
+
+    @Override
     public ModelCircuit circuit() {
         return this.model.getCircuit();
     }
 
     @Override
+    public boolean isCallPermitted() {
+        List<ThrottledModel> deployments = this.model.getDeployments();
+        if (deployments.isEmpty()) {
+            return this.model.getCircuit().isCallPermitted();
+        }
+        return deployments.stream().anyMatch((deployment) -> deployment.getCircuit().isCallPermitted());
+    }
+
+    @Override
+    public @Nullable Duration remainingOpenTime() {
+        List<ThrottledModel> deployments = this.model.getDeployments();
+        if (deployments.isEmpty()) {
+            return this.model.getCircuit().remainingOpenTime();
+        }
+        return deployments.stream()
+            .map((deployment) -> deployment.getCircuit().remainingOpenTime())
+            .filter(Objects::nonNull)
+            .min(Comparator.naturalOrder())
+            .orElse(null);
+    }
+
+    /**
+     * The wait of the model, or of its deployment that would admit the call soonest (a
+     * call goes to that one).
+     */
+    @Override
     public @Nullable Duration estimatedWait(Priority priority, @Nullable String tenant, Duration maxWait) {
+        AdmissionRequest typical = typicalRequest(priority, tenant, maxWait);
+        List<ThrottledModel> deployments = this.model.getDeployments();
+        if (deployments.isEmpty()) {
+            return this.model.getLimiter().estimatedWait(typical);
+        }
+        Duration soonest = null;
+        for (ThrottledModel deployment : deployments) {
+            Duration wait = deployment.getCircuit().isCallPermitted() ? deployment.getLimiter().estimatedWait(typical)
+                    : null;
+            soonest = (wait != null && (soonest == null || wait.compareTo(soonest) < 0)) ? wait : soonest;
+        }
+        return soonest;
+    }
+
+    /**
+     * A request with the average tokens of the model's successful calls (their usage is
+     * counted on the deployments that served them, when it has deployments).
+     */
+    private AdmissionRequest typicalRequest(Priority priority, @Nullable String tenant, Duration maxWait) {
         ModelTotals.Snapshot totals = this.model.getTotals().snapshot();
         long calls = totals.succeeded();
-        long inputTokens = (calls > 0) ? totals.inputTokens() / calls : 0;
-        long outputTokens = (calls > 0) ? totals.outputTokens() / calls : 0;
-        return this.model.getLimiter()
-            .estimatedWait(new AdmissionRequest(priority, tenant, inputTokens, outputTokens, maxWait));
+        long inputTokens = totals.inputTokens();
+        long outputTokens = totals.outputTokens();
+        for (ThrottledModel deployment : this.model.getDeployments()) {
+            ModelTotals.Snapshot served = deployment.getTotals().snapshot();
+            inputTokens += served.inputTokens();
+            outputTokens += served.outputTokens();
+        }
+        return new AdmissionRequest(priority, tenant, (calls > 0) ? inputTokens / calls : 0,
+                (calls > 0) ? outputTokens / calls : 0, maxWait);
     }
 
     @Override

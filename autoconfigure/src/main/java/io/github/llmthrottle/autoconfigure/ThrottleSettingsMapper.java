@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -20,6 +21,7 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RateLimits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Tenants;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
+import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.RedisBucketStore;
@@ -27,6 +29,7 @@ import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
 import io.github.llmthrottle.routing.CircuitSettings;
+import io.github.llmthrottle.routing.ModelReference;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.PropertyMapper;
@@ -97,7 +100,38 @@ final class ThrottleSettingsMapper {
     private static Map<String, ClientSettings> clients(Map<String, Client> clients, RetrySettings retry) {
         Map<String, ClientSettings> settings = new LinkedHashMap<>();
         clients.forEach((name, client) -> settings.put(name, client(name, client, retry)));
+        fallbacks(settings);
         return settings;
+    }
+
+    /**
+     * Checks every fallback entry once all clients are known: an entry names a model of
+     * its own client, or {@code CLIENT:MODEL} of another one.
+     */
+    private static void fallbacks(Map<String, ClientSettings> clients) {
+        Map<String, Set<String>> models = new LinkedHashMap<>();
+        clients.forEach((name, client) -> models.put(name, client.models().keySet()));
+        clients.forEach((name, client) -> client.models().forEach((model, settings) -> {
+            String prefix = "clients." + name + ".models." + model + ".fallback";
+            List<String> fallback = settings.fallback();
+            Set<ModelReference> seen = new LinkedHashSet<>();
+            seen.add(new ModelReference(name, model));
+            for (int i = 0; i < fallback.size(); i++) {
+                String property = prefix + "[" + i + "]";
+                String entry = fallback.get(i);
+                ModelReference target;
+                try {
+                    target = ModelReference.resolve(entry, name, models);
+                }
+                catch (ModelReference.InvalidReferenceException ex) {
+                    throw invalid(property, entry, ex.getReason(), ex.getAction());
+                }
+                check(property, entry, (value) -> !target.equals(new ModelReference(name, model)),
+                        "a model cannot fall back to itself", "Name a different model.");
+                check(property, entry, (value) -> seen.add(target), "names a model listed before it",
+                        "List each fallback model once.");
+            }
+        }));
     }
 
     private static ClientSettings client(String name, Client client, RetrySettings retry) {
@@ -120,7 +154,7 @@ final class ThrottleSettingsMapper {
             .to(settings, ClientSettings::withDefaultModel);
         settings = map.from(limits(prefix + "default-limits.", client.getDefaultLimits()))
             .to(settings, ClientSettings::withDefaultLimits);
-        settings = map.from(models(prefix, client.getModels())).to(settings, ClientSettings::withModels);
+        settings = map.from(models(prefix, dialect, client.getModels())).to(settings, ClientSettings::withModels);
         settings = map.from(retry(prefix + "retry.", inherit(retry, client.getRetry())))
             .to(settings, ClientSettings::withRetry);
         return settings;
@@ -138,12 +172,62 @@ final class ThrottleSettingsMapper {
         return headers;
     }
 
-    private static Map<String, ModelSettings> models(String prefix, Map<String, Model> models) {
+    private static Map<String, ModelSettings> models(String prefix, ProviderDialect dialect,
+            Map<String, Model> models) {
         Map<String, ModelSettings> settings = new LinkedHashMap<>();
-        models.forEach((model, properties) -> settings.put(model, new ModelSettings(model,
-                limits(prefix + "models." + model + ".", properties), properties.getFallback())));
-        models.forEach((model, properties) -> fallback(prefix, model, properties.getFallback(), settings.keySet()));
+        models.forEach((model, properties) -> {
+            String modelPrefix = prefix + "models." + model + ".";
+            ModelLimits limits = limits(modelPrefix, properties);
+            settings.put(model,
+                    new ModelSettings(model, limits, properties.getFallback(),
+                            contextWindow(modelPrefix + "context-window", properties.getContextWindow()),
+                            deployments(modelPrefix + "deployments.", dialect, limits, properties.getDeployments())));
+        });
+        models.keySet()
+            .forEach((model) -> settings.get(model)
+                .deployments()
+                .keySet()
+                .forEach((deployment) -> check(prefix + "models." + model + ".deployments",
+                        DeploymentSettings.qualifiedName(model, deployment), (name) -> !models.containsKey(name),
+                        "is also the name of a configured model",
+                        "Rename the deployment or the model: a deployment's state is kept under MODEL"
+                                + DeploymentSettings.SEPARATOR + "DEPLOYMENT.")));
         return settings;
+    }
+
+    /**
+     * The deployments of a model, each with the model's limits for what it leaves unset.
+     */
+    private static Map<String, DeploymentSettings> deployments(String prefix, ProviderDialect dialect,
+            ModelLimits model, Map<String, DeploymentProperties> deployments) {
+        Map<String, DeploymentSettings> settings = new LinkedHashMap<>();
+        deployments.forEach((name, deployment) -> {
+            String property = prefix + name + ".";
+            check(prefix + name, name, (value) -> !value.isBlank(), "is not a deployment name",
+                    "Name the deployment, for example eu-west.");
+            ModelLimits own = limits(property, deployment);
+            ModelLimits limits = new ModelLimits(orElse(own.requestsPerMinute(), model.requestsPerMinute()),
+                    orElse(own.inputTokensPerMinute(), model.inputTokensPerMinute()),
+                    orElse(own.outputTokensPerMinute(), model.outputTokensPerMinute()),
+                    orElse(own.maxConcurrency(), model.maxConcurrency()));
+            URI baseUrl = (deployment.getBaseUrl() != null && !deployment.getBaseUrl().isBlank())
+                    ? baseUrl(property + "base-url", dialect, deployment.getBaseUrl()) : null;
+            String apiKey = (deployment.getApiKey() != null && !deployment.getApiKey().isBlank())
+                    ? deployment.getApiKey() : null;
+            settings.put(name, new DeploymentSettings(name, baseUrl, apiKey, deployment.getDefaultHeaders(), limits));
+        });
+        return settings;
+    }
+
+    private static <T> @Nullable T orElse(@Nullable T value, @Nullable T fallback) {
+        return (value != null) ? value : fallback;
+    }
+
+    /** A context window: unset (no check) or a positive number of tokens. */
+    private static @Nullable Long contextWindow(String property, @Nullable Long value) {
+        return (value != null) ? ThrottleSettingsMapper.<Long>positiveNumber(property,
+                "Use the model's context window in tokens, for example 200000, or remove the property for no check.")
+            .adapt(value) : null;
     }
 
     private static ModelLimits limits(String prefix, Limits limits) {
@@ -254,18 +338,6 @@ final class ThrottleSettingsMapper {
             throw invalid(property, value, "has no host", action);
         }
         return uri;
-    }
-
-    private static void fallback(String prefix, String model, List<String> fallback, Set<String> models) {
-        for (int i = 0; i < fallback.size(); i++) {
-            String property = prefix + "models." + model + ".fallback[" + i + "]";
-            String candidate = fallback.get(i);
-            check(property, candidate, models::contains,
-                    "names a model that is not configured under " + PREFIX + prefix + "models",
-                    "Use one of " + models + ", or add '" + candidate + "' under " + PREFIX + prefix + "models.");
-            check(property, candidate, (value) -> !value.equals(model), "a model cannot fall back to itself",
-                    "Name a different model.");
-        }
     }
 
     // The rules. Each returns its value, so that a mapping line can check it on the way.

@@ -158,16 +158,68 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
     }
 
     /**
+     * The context window of {@code model}.
+     * @param model the model name
+     * @return its window in tokens, or {@code null} when not configured (no check)
+     */
+    public @Nullable Long contextWindowOf(String model) {
+        ModelSettings settings = this.models.get(model);
+        return (settings != null) ? settings.contextWindow() : null;
+    }
+
+    /**
+     * The deployments of {@code model}.
+     * @param model the model name
+     * @return its deployments by name, in configuration order (empty when it has none)
+     */
+    public Map<String, DeploymentSettings> deploymentsOf(String model) {
+        ModelSettings settings = this.models.get(model);
+        return (settings != null) ? settings.deployments() : Map.of();
+    }
+
+    /**
      * Settings of one configured model.
      *
      * @param name the model name
      * @param limits its limits
-     * @param fallback models to fall back to, in order
+     * @param fallback fallback entries, in order: a model of this client, or
+     * {@code CLIENT:MODEL} for a model of another client (see
+     * {@link io.github.llmthrottle.routing.ModelReference})
+     * @param contextWindow the most tokens (input plus reserved output) one request may
+     * need, or {@code null} for no check
+     * @param deployments the deployments serving the model, by name in configuration
+     * order; empty when the client's base URL and API key serve it
      */
-    public record ModelSettings(String name, ModelLimits limits, List<String> fallback) {
+    public record ModelSettings(String name, ModelLimits limits, List<String> fallback, @Nullable Long contextWindow,
+            Map<String, DeploymentSettings> deployments) {
 
         public ModelSettings {
             fallback = List.copyOf(fallback);
+            if (contextWindow != null && contextWindow <= 0) {
+                throw new IllegalArgumentException("The context window must be positive, was " + contextWindow);
+            }
+            deployments = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(deployments));
+        }
+
+        /**
+         * Settings without deployments.
+         * @param name the model name
+         * @param limits its limits
+         * @param fallback fallback entries, in order
+         * @param contextWindow the context window, or {@code null} for no check
+         */
+        public ModelSettings(String name, ModelLimits limits, List<String> fallback, @Nullable Long contextWindow) {
+            this(name, limits, fallback, contextWindow, Map.of());
+        }
+
+        /**
+         * Settings without a context window or deployments.
+         * @param name the model name
+         * @param limits its limits
+         * @param fallback fallback entries, in order
+         */
+        public ModelSettings(String name, ModelLimits limits, List<String> fallback) {
+            this(name, limits, fallback, null, Map.of());
         }
 
     }

@@ -20,4 +20,27 @@ public interface ProviderExchange<R extends ProviderResponse> {
      */
     R execute() throws IOException;
 
+    /**
+     * Whether this adapter can send an attempt elsewhere
+     * ({@link #execute(ProviderTarget)}), as the deployments of a model need. An adapter
+     * that cannot sends every attempt as the request says, under the model's own limiter
+     * and circuit.
+     * @return whether {@link #execute(ProviderTarget)} is supported
+     */
+    default boolean canRedirect() {
+        return false;
+    }
+
+    /**
+     * Sends the request once to one deployment of its model: to the target's URI, with
+     * the target's headers set (replacing the request's of the same name).
+     * @param target where the attempt goes
+     * @return the response
+     * @throws IOException on an I/O error (retried as such)
+     */
+    default R execute(ProviderTarget target) throws IOException {
+        throw new UnsupportedOperationException("This adapter cannot send a request to deployment "
+                + target.deployment() + "; it sends every request where the request says");
+    }
+
 }

@@ -113,14 +113,21 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
     }
 
     /**
-     * The limits of every client's models, as admission control takes them.
+     * The limits of every client's models and of their deployments (as
+     * {@code MODEL@DEPLOYMENT}), as admission control takes them.
      * @return the limits by client name
      */
     public Map<String, ClientLimits> clientLimits() {
         Map<String, ClientLimits> limits = new LinkedHashMap<>();
         this.clients.forEach((name, client) -> {
             Map<String, ModelLimits> models = new LinkedHashMap<>();
-            client.models().forEach((model, settings) -> models.put(model, settings.limits()));
+            client.models().forEach((model, settings) -> {
+                models.put(model, settings.limits());
+                // each deployment is limited on its own, under MODEL@DEPLOYMENT
+                settings.deployments()
+                    .forEach((deploymentName, deployment) -> models
+                        .put(DeploymentSettings.qualifiedName(model, deploymentName), deployment.limits()));
+            });
             limits.put(name, new ClientLimits(client.defaultLimits(), models));
         });
         return limits;

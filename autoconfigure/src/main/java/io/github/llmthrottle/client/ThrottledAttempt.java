@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
@@ -47,6 +48,16 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private final ModelCircuit.Permission circuit;
 
+    /**
+     * The model the attempt is admitted, measured and calibrated as: a deployment's own.
+     */
+    private final ThrottledModel target;
+
+    /**
+     * Where the attempt goes, when it goes to a deployment; {@code null} as requested.
+     */
+    private final @Nullable ProviderTarget redirect;
+
     /** Whether a stream took the circuit's permission along, to release when it ends. */
     private boolean handedOver;
 
@@ -54,8 +65,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private long sentNanos;
 
-    ThrottledAttempt(ThrottledCall<R> call, ModelCircuit.Permission circuit) {
+    ThrottledAttempt(ThrottledCall<R> call, ThrottledModel target, @Nullable ProviderTarget redirect,
+            ModelCircuit.Permission circuit) {
         this.call = call;
+        this.target = target;
+        this.redirect = redirect;
         this.circuit = circuit;
     }
 
@@ -75,7 +89,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                 Duration.ofNanos(this.sentNanos - queued));
         R response;
         try {
-            response = this.call.exchange.execute();
+            response = (this.redirect != null) ? this.call.exchange.execute(this.redirect)
+                    : this.call.exchange.execute();
         }
         catch (IOException ex) {
             permit.settle(this.call.admission.inputTokens(), 0);
@@ -107,7 +122,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     private Permit admit() throws IOException {
         AdmissionRequest request = this.call.admissionNow();
         try {
-            return this.call.model.limiter.acquire(request);
+            return this.target.limiter.acquire(request);
         }
         catch (LlmThrottleException ex) {
             throw this.call.admissionFailure(request, ex);
@@ -168,7 +183,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         ended(classification.outcome(), status);
         RateLimitSnapshot rateLimits = classification.rateLimits();
         if (classification.outcome() == Outcome.RATE_LIMITED && rateLimits != null && !rateLimits.isEmpty()) {
-            this.call.model.limiter.calibrateRejected(rateLimits);
+            this.target.limiter.calibrateRejected(rateLimits);
         }
         else {
             calibrate(rateLimits);
@@ -286,7 +301,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     private void pauseModel(Duration serverWait, String signal, @Nullable String requestId) {
         Duration cap = this.call.client.settings.retry().maxRetryAfter();
         Duration pause = (serverWait.compareTo(cap) > 0) ? cap : serverWait;
-        this.call.model.limiter.pause(pause);
+        this.target.limiter.pause(pause);
         logger.info("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
                 + ((requestId != null) ? ", request id " + requestId : "") + "); every call of the model waits " + pause
                 + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : ""));
@@ -303,16 +318,16 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private void calibrate(@Nullable RateLimitSnapshot snapshot) {
         if (snapshot != null && !snapshot.isEmpty()) {
-            this.call.model.limiter.calibrate(snapshot);
+            this.target.limiter.calibrate(snapshot);
         }
     }
 
     private Usage sane(Usage usage) {
-        return UsageBounds.sane(usage, this.call.model.limiter.limits(), clientName(), modelName());
+        return UsageBounds.sane(usage, this.target.limiter.limits(), clientName(), modelName());
     }
 
     private void recordUsage(Usage usage) {
-        this.call.client.events.onUsage(this.call.client.getName(), this.call.model.name, usage);
+        this.call.client.events.onUsage(this.call.client.getName(), this.target.name, usage);
         this.call.client.estimator.observe(this.call.model.name, this.call.llmRequest, usage.inputTokens());
     }
 
@@ -325,7 +340,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     private String modelName() {
-        return this.call.model.name;
+        return this.target.name;
     }
 
 }

@@ -2,8 +2,13 @@ package io.github.llmthrottle.client;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.ContextWindowExceededException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RejectionReason;
@@ -13,6 +18,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.retry.CallDeadline;
+import io.github.llmthrottle.retry.RetryableResponseException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -20,12 +26,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * One logical call through a {@link ThrottledClient}, from the request to its settled
  * response: the per-call record (model, context, admission request, the adapter's
- * exchange) and the steps of each attempt. In order: the circuit's permission, admission
- * (priority queue, buckets, concurrency, tenant), the HTTP attempt, classification of the
- * response, calibration from its headers, the model-wide pause after a 429, settlement of
- * the tokens from the JSON body or the stream's events, and the events every observer
+ * exchange) and the steps of each attempt. In order: the model's context window (checked
+ * once, before anything else), the circuit's permission, admission (priority queue,
+ * buckets, concurrency, tenant), the HTTP attempt, classification of the response,
+ * calibration from its headers, the model-wide pause after a 429, settlement of the
+ * tokens from the JSON body or the stream's events, and the events every observer
  * (totals, metrics, health) sees. Retries are the
  * {@link io.github.llmthrottle.retry.RetryEngine}'s, around {@link #attempt(int)}.
+ * <p>
+ * A model served by several deployments is attempted on one of them at a time
+ * ({@link DeploymentRouting}): the one that admits the call soonest; when it fails with a
+ * retryable answer or I/O error, the next one takes the same attempt at once, and only
+ * when every deployment failed does the retry engine back off. Call-level events (the
+ * call, its rejection) are the model's; attempt-level ones (admission, attempts, usage)
+ * are the deployment's, under {@code MODEL@DEPLOYMENT}.
  *
  * @param <R> the adapter's response type
  */
@@ -39,6 +53,11 @@ final class ThrottledCall<R extends ProviderResponse> {
     final ThrottledClient client;
 
     final ProviderExchange<R> exchange;
+
+    private final ProviderRequest request;
+
+    /** Deployments of the model that failed in this call, tried after the others. */
+    private final Set<ThrottledModel> failedDeployments = ConcurrentHashMap.newKeySet();
 
     final LlmRequest llmRequest;
 
@@ -58,6 +77,7 @@ final class ThrottledCall<R extends ProviderResponse> {
     ThrottledCall(ThrottledClient client, ProviderRequest request, ProviderExchange<R> exchange) {
         this.client = client;
         this.exchange = exchange;
+        this.request = request;
         this.startNanos = client.time.nanoTime();
         this.deadline = (request.callTimeout() != null) ? CallDeadline.of(request.callTimeout(), this.startNanos)
                 : null;
@@ -103,6 +123,7 @@ final class ThrottledCall<R extends ProviderResponse> {
      */
     ThrottledResponse<R> run() throws IOException {
         try (ThrottleContext.Scope scope = (this.scope != null) ? this.scope : NO_SCOPE) {
+            checkContextWindow();
             // inside a @Throttled invocation no server wait beyond its max-wait is slept:
             // the call fails with RetryAfterTooLongException and the invocation moves on
             // to its next model
@@ -129,15 +150,71 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
     }
 
+    /**
+     * Refuses, before anything is sent, a request that does not fit its model's context
+     * window: its estimated input (as admission estimates it) plus the output it
+     * reserves.
+     */
+    private void checkContextWindow() {
+        Long window = this.model.contextWindow;
+        if (window != null && this.admission.inputTokens() + this.admission.outputTokens() > window) {
+            throw new ContextWindowExceededException(this.client.getName(), this.model.name,
+                    this.admission.inputTokens(), this.admission.outputTokens(), window);
+        }
+    }
+
     private void callEnded(CallOutcome outcome) {
         this.client.events.onCall(this.client.getName(), this.model.name, outcome, since(this.startNanos));
     }
 
     private ThrottledResponse<R> attempt(int retryCount) throws IOException {
+        if (this.model.deployments.isEmpty() || !this.exchange.canRedirect()) {
+            return attempt(this.model, null);
+        }
+        List<ThrottledModel> order = DeploymentRouting.order(this.client.getName(), this.model.name,
+                this.model.deployments, this.admission, this.failedDeployments);
+        for (int i = 0;; i++) {
+            ThrottledModel deployment = order.get(i);
+            boolean last = i + 1 == order.size();
+            try {
+                return attempt(deployment, DeploymentRouting.target(this.client.settings, this.request, deployment));
+            }
+            catch (CircuitOpenException ex) {
+                // opened since the order was made
+                if (last) {
+                    throw ex;
+                }
+            }
+            catch (RetryableResponseException ex) {
+                // another deployment takes the attempt at once: it has its own limits and
+                // capacity, so there is nothing to wait for
+                this.failedDeployments.add(deployment);
+                if (last) {
+                    throw ex;
+                }
+                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name + "': "
+                        + ex.getClassification().describe() + "; trying deployment '" + order.get(i + 1).name
+                        + "' at once");
+            }
+            catch (IOException ex) {
+                if (last || !this.client.classifier.classify(ex).retryable()) {
+                    throw ex;
+                }
+                this.failedDeployments.add(deployment);
+                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name + "': I/O error ("
+                        + ex + "); trying deployment '" + order.get(i + 1).name + "' at once");
+            }
+        }
+    }
+
+    /**
+     * One attempt on {@code target}: the model itself, or one of its deployments.
+     */
+    private ThrottledResponse<R> attempt(ThrottledModel target, @Nullable ProviderTarget redirect) throws IOException {
         // Before admission, so that an open circuit fails fast instead of queueing. The
         // permission goes with the attempt's outcome to the events; a stream takes it
         // along until it ends.
-        ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, this.model.circuit.acquire());
+        ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, target, redirect, target.circuit.acquire());
         try {
             return attempt.run();
         }

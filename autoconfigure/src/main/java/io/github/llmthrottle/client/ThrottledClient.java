@@ -25,6 +25,7 @@ import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.CircuitSettings;
 import io.github.llmthrottle.routing.ModelCircuit;
 import io.github.llmthrottle.time.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One configured client at run time, and the entry of its call pipeline:
@@ -89,7 +90,9 @@ public final class ThrottledClient {
         // ThreadLocalRandom.current() is one instance that reads the calling thread's own
         // seed
         this.retryEngine = new RetryEngine(settings.retry(), time, ThreadLocalRandom.current(), this.events);
-        settings.models().keySet().forEach(this::model);
+        // every configured model (and its deployments) up front, so that newModel never
+        // runs inside a computeIfAbsent of the same map
+        settings.models().keySet().forEach((model) -> this.models.put(model, newModel(model)));
     }
 
     public ClientSettings getSettings() {
@@ -101,8 +104,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * The models seen so far: every configured model, and any other model a request
-     * named.
+     * The models seen so far: every configured model, the deployments of each (as
+     * {@code MODEL@DEPLOYMENT}), and any other model a request named.
      * @return the models by name
      */
     public Map<String, ThrottledModel> getModels() {
@@ -152,8 +155,20 @@ public final class ThrottledClient {
     }
 
     private ThrottledModel newModel(String name) {
+        List<ThrottledModel> deployments = new ArrayList<>();
+        this.settings.deploymentsOf(name).forEach((deploymentName, deployment) -> {
+            String qualified = DeploymentSettings.qualifiedName(name, deploymentName);
+            ThrottledModel state = new ThrottledModel(qualified, this.limiters.limiter(this.settings.name(), qualified),
+                    new ModelCircuit(this.settings.name(), qualified, this.circuitSettings, this.time), null, name,
+                    deployment, List.of());
+            // kept with the models: events, the endpoint, health and metrics find it by
+            // its qualified name
+            this.models.put(qualified, state);
+            deployments.add(state);
+        });
         return new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time));
+                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time),
+                this.settings.contextWindowOf(name), null, null, deployments);
     }
 
     /**
@@ -239,7 +254,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * The run-time state of one model of a client.
+     * The run-time state of one model of a client, or of one deployment of a model (named
+     * {@code MODEL@DEPLOYMENT}, with its own limiter, circuit and totals).
      */
     public static final class ThrottledModel {
 
@@ -251,10 +267,24 @@ public final class ThrottledClient {
 
         final ModelCircuit circuit;
 
-        ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit) {
+        final @Nullable Long contextWindow;
+
+        final @Nullable String deploymentOf;
+
+        final @Nullable DeploymentSettings deployment;
+
+        final List<ThrottledModel> deployments;
+
+        ThrottledModel(String name, ModelLimiter limiter, ModelCircuit circuit, @Nullable Long contextWindow,
+                @Nullable String deploymentOf, @Nullable DeploymentSettings deployment,
+                List<ThrottledModel> deployments) {
             this.name = name;
             this.limiter = limiter;
             this.circuit = circuit;
+            this.contextWindow = contextWindow;
+            this.deploymentOf = deploymentOf;
+            this.deployment = deployment;
+            this.deployments = List.copyOf(deployments);
         }
 
         public String getName() {
@@ -275,6 +305,40 @@ public final class ThrottledClient {
          */
         public ModelCircuit getCircuit() {
             return this.circuit;
+        }
+
+        /**
+         * The model's context window
+         * ({@code llm.throttle.clients.NAME.models.MODEL.context-window}).
+         * @return the window in tokens, or {@code null} when not configured
+         */
+        public @Nullable Long getContextWindow() {
+            return this.contextWindow;
+        }
+
+        /**
+         * The deployments serving this model, each with its own limiter, circuit and
+         * totals, named {@code MODEL@DEPLOYMENT}.
+         * @return the deployments in configuration order, empty when the model has none
+         */
+        public List<ThrottledModel> getDeployments() {
+            return this.deployments;
+        }
+
+        /**
+         * The model this state is a deployment of.
+         * @return the model, or {@code null} when this is a model
+         */
+        public @Nullable String getDeploymentOf() {
+            return this.deploymentOf;
+        }
+
+        /**
+         * The settings of this deployment.
+         * @return the settings, or {@code null} when this is a model
+         */
+        public @Nullable DeploymentSettings getDeployment() {
+            return this.deployment;
         }
 
     }

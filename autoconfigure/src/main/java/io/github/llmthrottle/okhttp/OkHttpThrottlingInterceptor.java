@@ -9,10 +9,13 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
 import okhttp3.Dispatcher;
+import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.Request;
@@ -107,7 +110,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 request.headers()::values, body, acceptsEventStream(request), callTimeout(chain));
         ThrottledResponse<OkHttpProviderResponse> response;
         try (ThrottleContext.Scope scope = callerContext(request, client)) {
-            response = client.exchange(providerRequest, () -> new OkHttpProviderResponse(chain.proceed(outgoing)));
+            response = client.exchange(providerRequest, new OkHttpExchange(chain, outgoing));
         }
         catch (LlmThrottleException ex) {
             if (onAsyncCallThread()) {
@@ -135,6 +138,31 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             response.close();
             throw ex;
         }
+    }
+
+    /**
+     * One attempt through the rest of the chain: as the request says, or to a deployment
+     * of its model (another URL, other authentication headers).
+     */
+    private record OkHttpExchange(Chain chain, Request outgoing) implements ProviderExchange<OkHttpProviderResponse> {
+
+        @Override
+        public OkHttpProviderResponse execute() throws IOException {
+            return new OkHttpProviderResponse(this.chain.proceed(this.outgoing));
+        }
+
+        @Override
+        public boolean canRedirect() {
+            return true;
+        }
+
+        @Override
+        public OkHttpProviderResponse execute(ProviderTarget target) throws IOException {
+            Request.Builder redirected = this.outgoing.newBuilder().url(HttpUrl.get(target.uri()));
+            target.headers().forEach(redirected::header);
+            return new OkHttpProviderResponse(this.chain.proceed(redirected.build()));
+        }
+
     }
 
     /**

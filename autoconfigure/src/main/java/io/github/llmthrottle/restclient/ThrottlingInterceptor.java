@@ -1,16 +1,21 @@
 package io.github.llmthrottle.restclient;
 
 import java.io.IOException;
+import java.net.URI;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.support.HttpRequestWrapper;
 
 /**
  * The interceptor that throttles every request a {@code RestClient} sends to a configured
@@ -39,8 +44,48 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
         }
         ProviderRequest providerRequest = new ProviderRequest(request.getMethod().name(), request.getURI(),
                 request.getHeaders()::getOrEmpty, body, false);
-        return new ThrottledClientHttpResponse(client.exchange(providerRequest,
-                () -> new RestClientProviderResponse(execution.execute(request, body))));
+        return new ThrottledClientHttpResponse(
+                client.exchange(providerRequest, new RestClientExchange(request, body, execution)));
+    }
+
+    /**
+     * One attempt through the rest of the interceptor chain: as the request says, or to a
+     * deployment of its model (another URI, other authentication headers).
+     */
+    private record RestClientExchange(HttpRequest request, byte[] body,
+            ClientHttpRequestExecution execution) implements ProviderExchange<RestClientProviderResponse> {
+
+        @Override
+        public RestClientProviderResponse execute() throws IOException {
+            return new RestClientProviderResponse(this.execution.execute(this.request, this.body));
+        }
+
+        @Override
+        public boolean canRedirect() {
+            return true;
+        }
+
+        @Override
+        public RestClientProviderResponse execute(ProviderTarget target) throws IOException {
+            HttpHeaders headers = new HttpHeaders();
+            headers.putAll(this.request.getHeaders());
+            target.headers().forEach(headers::set);
+            HttpRequest redirected = new HttpRequestWrapper(this.request) {
+
+                @Override
+                public URI getURI() {
+                    return target.uri();
+                }
+
+                @Override
+                public HttpHeaders getHeaders() {
+                    return headers;
+                }
+
+            };
+            return new RestClientProviderResponse(this.execution.execute(redirected, this.body));
+        }
+
     }
 
     private @Nullable ThrottledClient resolve(HttpRequest request) {

@@ -7,29 +7,35 @@ import java.util.Map;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.ContextWindowExceededException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Routes one invocation over a chain of models of one client:
- * {@code [model, fallback...]}.
+ * Routes one invocation over a chain of models: {@code [model, fallback...]}, each a
+ * model of the router's client or, for a fallback to another provider, of another client
+ * ({@link RouteCandidate#client()}).
  * <p>
  * <b>Preemptive.</b> A candidate is skipped without being called when its circuit lets no
  * call through ({@link CircuitOpenException}) or when a typical call would wait for
  * admission longer than the invocation's max-wait, or could never be admitted
  * ({@link AdmissionTimeoutException}); a skipped candidate is
- * {@linkplain RouteCandidate#rejected reported as rejected}.
+ * {@linkplain RouteCandidate#rejected reported as rejected}. After the invocation's
+ * request did not fit a model's context window ({@link ContextWindowExceededException}),
+ * a later candidate whose window is smaller than what the request needs is skipped the
+ * same way.
  * <p>
  * <b>Reactive.</b> The first candidate not skipped is invoked with a
- * {@link ThrottleContext} naming it (restored afterwards, however the invocation ends).
- * When the invocation fails with a <em>throttling failure</em> (an
- * {@link LlmThrottleException} of this router's client anywhere in the exception's cause
- * chain, so also when a {@code RestClient} wrapped it) the next candidate is tried. Any
- * other exception (a 4xx or quota error surfacing as Spring's
- * {@code RestClientResponseException}, an I/O error that was not retried, an application
- * exception, a throttling failure of another client) propagates at once, unchanged.
+ * {@link ThrottleContext} naming its client and model (restored afterwards, however the
+ * invocation ends). When the invocation fails with a <em>throttling failure</em> (an
+ * {@link LlmThrottleException} of the candidate's client anywhere in the exception's
+ * cause chain, so also when a {@code RestClient} wrapped it; a request too large for the
+ * model's context window is one) the next candidate is tried. Any other exception (a 4xx
+ * or quota error surfacing as Spring's {@code RestClientResponseException}, an I/O error
+ * that was not retried, an application exception, a throttling failure of another client)
+ * propagates at once, unchanged.
  * <p>
  * Each move from one candidate to the next is reported with
  * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate
@@ -51,7 +57,7 @@ public final class ModelRouter {
 
     /**
      * Creates a router.
-     * @param client the client every candidate belongs to
+     * @param client the client of the candidates that name none (the annotation's client)
      * @param candidates the models in the order they are tried; not empty
      * @param defaultMaxWait the max-wait of invocations that do not set one
      * ({@code llm.throttle.queue.max-wait})
@@ -82,31 +88,39 @@ public final class ModelRouter {
         Duration admissionWait = (maxWait != null) ? maxWait : this.defaultMaxWait;
         LlmThrottleException failure = null;
         Throwable thrown = null;
+        ContextWindowExceededException tooLarge = null;
         for (int attempt = 0; attempt < this.candidates.size(); attempt++) {
             RouteCandidate candidate = this.candidates.get(attempt);
-            LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait);
+            String client = clientOf(candidate);
+            LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait, tooLarge);
             if (refusal != null) {
                 candidate.rejected(refusal);
                 failure = refusal;
                 thrown = refusal;
             }
             else {
-                ThrottleContext context = new ThrottleContext(this.client, candidate.model(), priority, tenant, attempt,
+                ThrottleContext context = new ThrottleContext(client, candidate.model(), priority, tenant, attempt,
                         maxWait);
                 try (ThrottleContext.Scope scope = ThrottleContext.open(context)) {
                     return invocation.proceed(context);
                 }
                 catch (Throwable ex) {
-                    LlmThrottleException throttling = throttlingFailure(ex);
+                    LlmThrottleException throttling = throttlingFailure(ex, client);
                     if (throttling == null) {
                         throw ex;
+                    }
+                    if (throttling instanceof ContextWindowExceededException exceeded) {
+                        tooLarge = exceeded;
                     }
                     failure = throttling;
                     thrown = ex;
                 }
             }
             if (attempt + 1 < this.candidates.size()) {
-                candidate.routedAway(this.candidates.get(attempt + 1).model(), failure);
+                RouteCandidate next = this.candidates.get(attempt + 1);
+                String to = clientOf(next).equals(client) ? next.model()
+                        : clientOf(next) + ModelReference.SEPARATOR + next.model();
+                candidate.routedAway(to, failure);
             }
         }
         if (recovery != null) {
@@ -115,25 +129,39 @@ public final class ModelRouter {
         throw thrown;
     }
 
+    private String clientOf(RouteCandidate candidate) {
+        String client = candidate.client();
+        return (client != null) ? client : this.client;
+    }
+
     private @Nullable LlmThrottleException refusal(RouteCandidate candidate, Priority priority, @Nullable String tenant,
-            Duration maxWait) {
-        ModelCircuit circuit = candidate.circuit();
-        if (!circuit.isCallPermitted()) {
-            return new CircuitOpenException(this.client, candidate.model(), circuit.remainingOpenTime());
+            Duration maxWait, @Nullable ContextWindowExceededException tooLarge) {
+        String client = clientOf(candidate);
+        Long window = candidate.contextWindow();
+        if (tooLarge != null && window != null && window < tooLarge.getRequiredTokens()) {
+            // the invocation's request did not fit a window: a smaller one is not tried
+            // (the method would run only to fail before sending again)
+            return new ContextWindowExceededException(client, candidate.model(), tooLarge.getEstimatedInputTokens(),
+                    tooLarge.getMaxOutputTokens(), window);
+        }
+        if (!candidate.isCallPermitted()) {
+            return new CircuitOpenException(client, candidate.model(), candidate.remainingOpenTime());
         }
         Duration wait = candidate.estimatedWait(priority, tenant, maxWait);
         if (wait == null || wait.compareTo(maxWait) > 0) {
-            return new AdmissionTimeoutException(this.client, candidate.model(), maxWait, wait);
+            return new AdmissionTimeoutException(client, candidate.model(), maxWait, wait);
         }
         return null;
     }
 
     /**
-     * The throttling failure of this router's client in the cause chain of {@code ex}.
+     * The throttling failure of {@code client} in the cause chain of {@code ex}.
      * @param ex what an invocation threw
-     * @return the failure, or {@code null} when {@code ex} is not a throttling failure
+     * @param client the client the invocation was routed to
+     * @return the failure, or {@code null} when {@code ex} is not a throttling failure of
+     * that client
      */
-    @Nullable LlmThrottleException throttlingFailure(Throwable ex) {
+    @Nullable LlmThrottleException throttlingFailure(Throwable ex, String client) {
         if (!(ex instanceof Exception)) {
             return null;
         }
@@ -141,7 +169,7 @@ public final class ModelRouter {
         Throwable current = ex;
         for (int depth = 0; current != null && depth < MAX_CAUSE_DEPTH && seen.put(current, true) == null; depth++) {
             if (current instanceof LlmThrottleException throttling) {
-                return this.client.equals(throttling.getClient()) ? throttling : null;
+                return client.equals(throttling.getClient()) ? throttling : null;
             }
             current = current.getCause();
         }

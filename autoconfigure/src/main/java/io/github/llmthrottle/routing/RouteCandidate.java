@@ -7,9 +7,9 @@ import io.github.llmthrottle.Priority;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One model a {@link ModelRouter} may send an invocation to: its circuit, an estimate of
- * how long a call would wait for admission, and where to report that the router went
- * elsewhere.
+ * One model a {@link ModelRouter} may send an invocation to: its client, context window
+ * and circuit, an estimate of how long a call would wait for admission, and where to
+ * report that the router went elsewhere.
  */
 public interface RouteCandidate {
 
@@ -20,10 +20,44 @@ public interface RouteCandidate {
     String model();
 
     /**
+     * The client of the model, when it is not the router's own (a fallback to another
+     * provider).
+     * @return the client, or {@code null} for the router's client
+     */
+    default @Nullable String client() {
+        return null;
+    }
+
+    /**
+     * The model's context window.
+     * @return the window in tokens, or {@code null} when none is configured
+     */
+    default @Nullable Long contextWindow() {
+        return null;
+    }
+
+    /**
      * The model's circuit.
      * @return the circuit
      */
     ModelCircuit circuit();
+
+    /**
+     * Whether a call may go through now: the model's circuit, or for a model served by
+     * several deployments, the circuit of any of them.
+     * @return whether a call is permitted
+     */
+    default boolean isCallPermitted() {
+        return circuit().isCallPermitted();
+    }
+
+    /**
+     * How long every call is refused while {@link #isCallPermitted()} is false.
+     * @return the remaining open time, or {@code null} when unknown or not open
+     */
+    default @Nullable Duration remainingOpenTime() {
+        return circuit().remainingOpenTime();
+    }
 
     /**
      * How long a typical call of this invocation would wait for admission now.
@@ -36,8 +70,8 @@ public interface RouteCandidate {
     @Nullable Duration estimatedWait(Priority priority, @Nullable String tenant, Duration maxWait);
 
     /**
-     * The router refused this model before calling it (open circuit, or a wait above
-     * max-wait).
+     * The router refused this model before calling it (open circuit, a wait above
+     * max-wait, or a context window smaller than the invocation's request).
      * @param rejection why, as the caller would have seen it
      */
     default void rejected(LlmThrottleException rejection) {

@@ -54,6 +54,8 @@ class LlmThrottleEndpointWebTests {
             assertThat(opus.path("concurrencyLimit").asInt()).isBetween(1, 8);
             assertThat(opus.path("queued").path("normal").asInt()).isZero();
             assertThat(opus.path("circuit").asString()).isEqualTo("CLOSED");
+            assertThat(opus.path("contextWindow").asLong()).isEqualTo(200_000);
+            assertThat(client.path("models").path(SONNET).path("contextWindow").isNumber()).isFalse();
             JsonNode totals = opus.path("totals");
             assertThat(totals.path("calls").asLong()).isEqualTo(4);
             assertThat(totals.path("attempts").asLong()).isEqualTo(4);

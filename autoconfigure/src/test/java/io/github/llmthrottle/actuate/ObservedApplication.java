@@ -81,6 +81,7 @@ public final class ObservedApplication implements AutoCloseable {
                 "llm.throttle.clients.anthropic.models." + OPUS + ".input-tokens-per-minute=100000",
                 "llm.throttle.clients.anthropic.models." + OPUS + ".output-tokens-per-minute=20000",
                 "llm.throttle.clients.anthropic.models." + OPUS + ".max-concurrency=8",
+                "llm.throttle.clients.anthropic.models." + OPUS + ".context-window=200000",
                 "llm.throttle.clients.anthropic.models." + OPUS + ".fallback=" + SONNET,
                 "llm.throttle.clients.anthropic.models." + SONNET + ".requests-per-minute=1000",
                 "llm.throttle.retry.jitter=none", "llm.throttle.queue.max-wait=1s"));

@@ -84,6 +84,49 @@ class ThrottledStartupFailureTests {
     }
 
     @Test
+    void aFallbackToAnUnknownModelOfAnotherClientNamesTheMethod() {
+        this.runner
+            .withPropertyValues("llm.throttle.clients.openai.provider=openai",
+                    "llm.throttle.clients.openai.models.gpt-4o-mini.requests-per-minute=500")
+            .withBean(UnknownCrossClientFallback.class)
+            .run((context) -> assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidThrottleConfigurationException.class)
+                .hasMessageStartingWith(UnknownCrossClientFallback.class.getName() + ".answer(String): ")
+                .hasMessageContaining(
+                        "fallback model 'openai:gpt-9' names model 'gpt-9' of client 'openai', which is not configured")
+                .hasMessageContaining("[gpt-4o-mini]"));
+    }
+
+    @Test
+    void aFallbackToAnUnknownClientNamesTheMethod() {
+        this.runner.withBean(UnknownClientFallback.class)
+            .run((context) -> assertThat(context.getStartupFailure()).rootCause()
+                .hasMessageStartingWith(UnknownClientFallback.class.getName() + ".answer(String): ")
+                .hasMessageContaining("fallback model 'azure:gpt-4o' is not configured for client 'anthropic'")
+                .hasMessageContaining("CLIENT:MODEL"));
+    }
+
+    @Test
+    void aPropertyFallbackToAnUnknownClientNamesTheProperty() {
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.models.claude-opus-4-7.fallback=openai:gpt-4o-mini")
+            .run((context) -> assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidThrottleConfigurationException.class)
+                .hasMessageStartingWith(
+                        "llm.throttle.clients.anthropic.models.claude-opus-4-7.fallback[0] = 'openai:gpt-4o-mini'")
+                .hasMessageContaining("is not configured for client 'anthropic'"));
+    }
+
+    @Test
+    void aValidCrossClientFallbackStarts() {
+        this.runner
+            .withPropertyValues("llm.throttle.clients.openai.provider=openai",
+                    "llm.throttle.clients.openai.models.gpt-4o-mini.requests-per-minute=500")
+            .withBean(CrossClientFallback.class)
+            .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void withoutModelTheClientNeedsADefaultModel() {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
@@ -185,6 +228,33 @@ class ThrottledStartupFailureTests {
     static class UnknownClient {
 
         @Throttled(client = "nope")
+        public String answer(String text) {
+            return text;
+        }
+
+    }
+
+    static class UnknownCrossClientFallback {
+
+        @Throttled(client = "anthropic", fallback = "openai:gpt-9")
+        public String answer(String text) {
+            return text;
+        }
+
+    }
+
+    static class UnknownClientFallback {
+
+        @Throttled(fallback = "azure:gpt-4o")
+        public String answer(String text) {
+            return text;
+        }
+
+    }
+
+    static class CrossClientFallback {
+
+        @Throttled(client = "anthropic", fallback = { "claude-sonnet-4-5", "openai:gpt-4o-mini" })
         public String answer(String text) {
             return text;
         }

@@ -10,6 +10,7 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
 import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.RedisBucketStore;
@@ -120,6 +121,105 @@ class ThrottleSettingsMapperTests {
         assertInvalid(this::map, "llm.throttle.clients.a.models.opus.fallback[1]", "not configured");
         opus.setFallback(List.of("opus"));
         assertInvalid(this::map, "llm.throttle.clients.a.models.opus.fallback[0]", "cannot fall back to itself");
+    }
+
+    @Test
+    void fallbackMayNameAModelOfAnotherClientAsClientColonModel() {
+        Client anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        anthropic.setModels(Map.of("opus", opus, "llama3:8b", new Model()));
+        Client openai = addClient("openai", ProviderDialect.OPENAI);
+        openai.setModels(Map.of("gpt-4o-mini", new Model(), "meta-llama/llama-3:70b", new Model()));
+        opus.setFallback(List.of("llama3:8b", "openai:gpt-4o-mini", "openai:meta-llama/llama-3:70b"));
+        assertThat(map().clients().get("anthropic").fallbackOf("opus")).containsExactly("llama3:8b",
+                "openai:gpt-4o-mini", "openai:meta-llama/llama-3:70b");
+        opus.setFallback(List.of("openai:gpt-5"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]",
+                "names model 'gpt-5' of client 'openai', which is not configured there");
+        opus.setFallback(List.of("azure:gpt-4o-mini"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]",
+                "not configured for client 'anthropic'");
+        opus.setFallback(List.of("openai:gpt-4o-mini", "openai:gpt-4o-mini"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[1]",
+                "names a model listed before it");
+        opus.setFallback(List.of("anthropic:opus"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]",
+                "cannot fall back to itself");
+    }
+
+    @Test
+    void aFallbackThatCouldNameTwoModelsIsAmbiguousUntilQualified() {
+        Client anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        anthropic.setModels(Map.of("opus", opus, "openai:gpt-4o-mini", new Model()));
+        Client openai = addClient("openai", ProviderDialect.OPENAI);
+        openai.setModels(Map.of("gpt-4o-mini", new Model()));
+        opus.setFallback(List.of("openai:gpt-4o-mini"));
+        assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]", "is ambiguous");
+        opus.setFallback(List.of("anthropic:openai:gpt-4o-mini"));
+        assertThat(map().clients().get("anthropic").fallbackOf("opus")).containsExactly("anthropic:openai:gpt-4o-mini");
+    }
+
+    @Test
+    void contextWindowIsMappedAndMustBePositive() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        Model opus = new Model();
+        client.setModels(Map.of("opus", opus, "sonnet", new Model()));
+        opus.setContextWindow(200_000L);
+        assertThat(map().clients().get("a").contextWindowOf("opus")).isEqualTo(200_000L);
+        assertThat(map().clients().get("a").contextWindowOf("sonnet")).isNull();
+        assertThat(map().clients().get("a").contextWindowOf("unknown")).isNull();
+        opus.setContextWindow(0L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.context-window", "must be positive");
+        opus.setContextWindow(-1L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.context-window", "must be positive");
+    }
+
+    @Test
+    void deploymentsAreMappedWithTheModelsLimitsForWhatTheyLeaveUnset() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.setApiKey("client-key");
+        Model sonnet = new Model();
+        sonnet.setRequestsPerMinute(100L);
+        sonnet.setInputTokensPerMinute(50_000L);
+        DeploymentProperties east = new DeploymentProperties();
+        east.setRequestsPerMinute(2L);
+        DeploymentProperties west = new DeploymentProperties();
+        west.setBaseUrl(" https://west.example.com/v1 ");
+        west.setApiKey("west-key");
+        west.setDefaultHeaders(Map.of("x-team", "search"));
+        sonnet.setDeployments(new java.util.LinkedHashMap<>(Map.of("east", east)));
+        sonnet.getDeployments().put("west", west);
+        client.setModels(Map.of("sonnet", sonnet));
+        ThrottleSettings settings = map();
+        Map<String, DeploymentSettings> deployments = settings.clients().get("a").deploymentsOf("sonnet");
+        assertThat(deployments).containsOnlyKeys("east", "west");
+        assertThat(deployments.get("east").baseUrl()).isNull();
+        assertThat(deployments.get("east").apiKey()).isNull();
+        assertThat(deployments.get("east").limits()).isEqualTo(new ModelLimits(2L, 50_000L, null, null));
+        assertThat(deployments.get("west").baseUrl()).isEqualTo(URI.create("https://west.example.com/v1"));
+        assertThat(deployments.get("west").apiKey()).isEqualTo("west-key");
+        assertThat(deployments.get("west").headers()).containsEntry("x-team", "search");
+        assertThat(deployments.get("west").limits()).isEqualTo(new ModelLimits(100L, 50_000L, null, null));
+        assertThat(deployments.get("west").toString()).doesNotContain("west-key");
+        assertThat(settings.clientLimits().get("a").models()).containsKeys("sonnet", "sonnet@east", "sonnet@west");
+        west.setBaseUrl("west.example.com");
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments.west.base-url",
+                "not an http or https URL");
+        west.setBaseUrl(null);
+        west.setOutputTokensPerMinute(0L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments.west.output-tokens-per-minute",
+                "must be positive");
+    }
+
+    @Test
+    void aDeploymentMayNotShareItsQualifiedNameWithAModel() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        Model sonnet = new Model();
+        sonnet.setDeployments(Map.of("east", new DeploymentProperties()));
+        client.setModels(Map.of("sonnet", sonnet, "sonnet@east", new Model()));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments",
+                "is also the name of a configured model");
     }
 
     @Test

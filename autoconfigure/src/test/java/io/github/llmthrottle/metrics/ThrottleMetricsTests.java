@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
@@ -57,7 +58,8 @@ class ThrottleMetricsTests {
             .value()).isEqualTo(60);
         assertThat(this.registry.get("llm.concurrency.limit").tags("model", "opus").gauge().value()).isEqualTo(4);
         assertThat(this.registry.get("llm.concurrency.limit").tags("model", "sonnet").gauge().value()).isNaN();
-        assertThat(this.registry.get("llm.rejections").tags("model", "opus").counters()).hasSize(5);
+        assertThat(this.registry.get("llm.rejections").tags("model", "opus").counters())
+            .hasSize(RejectionReason.values().length);
         assertThat(this.registry.get("llm.fallbacks").tags("from", "opus", "to", "sonnet").counter().count()).isZero();
     }
 

@@ -380,6 +380,53 @@ class OkHttpThrottlingInterceptorTests {
         });
     }
 
+    @Test
+    void anOverloadedDeploymentHandsTheAttemptToAnotherBaseUrlAndKey() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages?beta=true")).willReturn(
+                aResponse().withStatus(529).withHeader("Content-Type", "application/json").withBody(OVERLOADED)));
+        this.otherServer
+            .stubFor(post(urlEqualTo("/v1/messages?beta=true")).withHeader("x-api-key", equalTo("backup-key"))
+                .willReturn(aResponse().withHeader("Content-Type", "application/json").withBody(SUCCESS)));
+        String deployments = "llm.throttle.clients.anthropic.models.claude-opus-4-7.deployments.";
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.api-key=primary-key",
+                    deployments + "primary.requests-per-minute=100",
+                    deployments + "backup.base-url=http://localhost:" + this.otherServer.port(),
+                    deployments + "backup.api-key=backup-key")
+            .run((context) -> {
+                Request request = new Request.Builder().url(this.server.baseUrl() + "/v1/messages?beta=true")
+                    .header("x-api-key", "primary-key")
+                    .post(RequestBody.create(BODY, JSON))
+                    .build();
+                try (Response response = client(context).newCall(request).execute()) {
+                    assertThat(response.code()).isEqualTo(200);
+                    assertThat(response.body().string()).isEqualTo(SUCCESS);
+                }
+                this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages?beta=true")).withHeader("x-api-key",
+                        equalTo("primary-key")));
+                this.otherServer.verify(1,
+                        postRequestedFor(urlEqualTo("/v1/messages?beta=true"))
+                            .withHeader("x-api-key", equalTo("backup-key"))
+                            .withRequestBody(equalToJson(BODY)));
+                ThrottledClientModels models = new ThrottledClientModels(context);
+                assertThat(models.attempts("claude-opus-4-7@primary")).isEqualTo(1);
+                assertThat(models.attempts("claude-opus-4-7@backup")).isEqualTo(1);
+            });
+    }
+
+    private record ThrottledClientModels(ApplicationContext context) {
+
+        long attempts(String model) {
+            return this.context.getBean(LlmThrottleRegistry.class)
+                .getClient("anthropic")
+                .model(model)
+                .getTotals()
+                .snapshot()
+                .attempts();
+        }
+
+    }
+
     private static OkHttpClient client(ApplicationContext context) {
         return new OkHttpClient.Builder().addInterceptor(context.getBean(OkHttpThrottlingInterceptor.class)).build();
     }

@@ -8,9 +8,11 @@ import java.util.List;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.ContextWindowExceededException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.retry.Classification.Outcome;
@@ -159,6 +161,83 @@ class ModelRouterTests {
     }
 
     @Test
+    void aCandidateOfAnotherClientRunsWithThatClientInItsContext() throws Throwable {
+        FakeCandidate gpt = new FakeCandidate("openai", "gpt-4o-mini");
+        ModelRouter router = new ModelRouter("anthropic", List.of(this.opus, gpt), Duration.ofSeconds(30));
+        List<String> clients = new ArrayList<>();
+        String answer = router.route(Priority.REALTIME, "acme", null, (context) -> {
+            clients.add(context.getClient() + "/" + context.getModel() + "/" + context.getPriority() + "/"
+                    + context.getTenant());
+            if (context.getClient().equals("anthropic")) {
+                throw new CircuitOpenException("anthropic", "opus", Duration.ofSeconds(30));
+            }
+            return context.getModel();
+        }, null);
+        assertThat(answer).isEqualTo("gpt-4o-mini");
+        assertThat(clients).containsExactly("anthropic/opus/REALTIME/acme", "openai/gpt-4o-mini/REALTIME/acme");
+        assertThat(this.opus.routedTo).containsExactly("openai:gpt-4o-mini");
+    }
+
+    @Test
+    void aThrottlingFailureCountsOnlyForTheClientTheInvocationWasRoutedTo() {
+        FakeCandidate gpt = new FakeCandidate("openai", "gpt-4o-mini");
+        ModelRouter router = new ModelRouter("anthropic", List.of(this.opus, gpt, this.sonnet), Duration.ofSeconds(30));
+        List<String> models = new ArrayList<>();
+        assertThatExceptionOfType(QueueFullException.class)
+            .isThrownBy(() -> router.route(Priority.NORMAL, null, null, (context) -> {
+                models.add(context.getModel());
+                if (context.getClient().equals("openai")) {
+                    // a failure of the router's first client while routed to openai
+                    throw new QueueFullException("anthropic", "opus", 10, null);
+                }
+                throw new QueueFullException(context.getClient(), context.getModel(), 10, null);
+            }, null))
+            .satisfies((ex) -> assertThat(ex.getClient()).isEqualTo("anthropic"));
+        assertThat(models).containsExactly("opus", "gpt-4o-mini");
+    }
+
+    @Test
+    void aRequestTooLargeForAWindowGoesToTheNextCandidateWhoseWindowFits() throws Throwable {
+        FakeCandidate haiku = new FakeCandidate("anthropic", "haiku");
+        haiku.contextWindow = 100_000L;
+        FakeCandidate small = new FakeCandidate("anthropic", "small");
+        small.contextWindow = 8_000L;
+        FakeCandidate large = new FakeCandidate("openai", "large");
+        large.contextWindow = 1_000_000L;
+        ModelRouter router = new ModelRouter("anthropic", List.of(haiku, small, large), Duration.ofSeconds(30));
+        List<String> models = new ArrayList<>();
+        String answer = router.route(Priority.NORMAL, null, null, (context) -> {
+            models.add(context.getModel());
+            if (context.getModel().equals("haiku")) {
+                throw new ContextWindowExceededException("anthropic", "haiku", 120_000, 4_000, 100_000);
+            }
+            return context.getModel();
+        }, null);
+        assertThat(answer).isEqualTo("large");
+        assertThat(models).containsExactly("haiku", "large");
+        assertThat(small.rejections).singleElement()
+            .isInstanceOfSatisfying(ContextWindowExceededException.class, (ex) -> {
+                assertThat(ex.getContextWindow()).isEqualTo(8_000L);
+                assertThat(ex.getRequiredTokens()).isEqualTo(124_000L);
+                assertThat(ex.getRejectionReason()).isEqualTo(RejectionReason.CONTEXT_WINDOW);
+            });
+        assertThat(haiku.routedTo).containsExactly("small");
+        assertThat(small.routedTo).containsExactly("openai:large");
+    }
+
+    @Test
+    void whenNoWindowFitsTheContextWindowFailurePropagatesWithBothNumbers() {
+        this.sonnet.contextWindow = 50_000L;
+        assertThatExceptionOfType(ContextWindowExceededException.class).isThrownBy(() -> route(null, (context) -> {
+            throw new ContextWindowExceededException("anthropic", context.getModel(), 150_000, 0, 100_000);
+        }))
+            .withMessage("Request needs an estimated 150,000 input tokens, more than the 50,000-token context window "
+                    + "of client 'anthropic', model 'sonnet'; it was not sent")
+            .satisfies((ex) -> assertThat(ex.getRetryAfter()).isNull());
+        assertThat(this.contexts).containsExactly("opus#0");
+    }
+
+    @Test
     void aNestedContextIsRestored() throws Throwable {
         ThrottleContext outer = new ThrottleContext("other", "m", Priority.BATCH, null, 0, null);
         try (ThrottleContext.Scope scope = ThrottleContext.open(outer)) {
@@ -186,9 +265,13 @@ class ModelRouterTests {
 
     private final class FakeCandidate implements RouteCandidate {
 
+        private final String client;
+
         private final String model;
 
         private final ModelCircuit circuit;
+
+        private @Nullable Long contextWindow;
 
         private @Nullable Duration wait = Duration.ZERO;
 
@@ -199,13 +282,28 @@ class ModelRouterTests {
         private final List<String> routedTo = new ArrayList<>();
 
         FakeCandidate(String model) {
+            this("anthropic", model);
+        }
+
+        FakeCandidate(String client, String model) {
+            this.client = client;
             this.model = model;
-            this.circuit = new ModelCircuit("anthropic", model, CircuitSettings.DEFAULTS, ModelRouterTests.this.clock);
+            this.circuit = new ModelCircuit(client, model, CircuitSettings.DEFAULTS, ModelRouterTests.this.clock);
+        }
+
+        @Override
+        public String client() {
+            return this.client;
         }
 
         @Override
         public String model() {
             return this.model;
+        }
+
+        @Override
+        public @Nullable Long contextWindow() {
+            return this.contextWindow;
         }
 
         @Override
