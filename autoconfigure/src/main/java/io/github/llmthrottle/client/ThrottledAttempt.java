@@ -5,7 +5,9 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 
+import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.limit.QuotaReservation;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
@@ -103,8 +105,16 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     private Permit admit() throws IOException {
+        // the long-window quotas first: a call whose quota is used up fails at once
+        // instead of queueing
+        AdmissionRequest admission = this.call.admission;
+        QuotaReservation quota = this.call.client.quotas.reserve(clientName(), modelName(), admission.tenant(),
+                admission.inputTokens() + admission.outputTokens());
+        boolean admitted = false;
         try {
-            return this.call.model.limiter.acquire(this.call.admission);
+            Permit permit = quota.around(this.call.model.limiter.acquire(admission));
+            admitted = true;
+            return permit;
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -113,6 +123,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                             + "'");
             interrupted.initCause(ex);
             throw interrupted;
+        }
+        finally {
+            if (!admitted) {
+                quota.cancel();
+            }
         }
     }
 
