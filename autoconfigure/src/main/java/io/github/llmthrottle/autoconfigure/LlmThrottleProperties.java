@@ -122,7 +122,7 @@ public class LlmThrottleProperties {
      * One configured client: a provider endpoint with its credentials, per-model limits,
      * and token quotas of the client as a whole.
      */
-    public static class Client extends TokenQuotas {
+    public static class Client extends TokenQuotaProperties {
 
         /**
          * Wire dialect of the provider: anthropic, openai (OpenAI-compatible) or generic.
@@ -373,49 +373,10 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * Input plus output tokens per calendar day and per calendar month in UTC, counted
-     * from each call's usage (reserved from its estimate at admission); a call that would
-     * go over fails at once, or routes to a fallback model under @Throttled.
-     */
-    public abstract static class TokenQuotas {
-
-        /**
-         * Input plus output tokens per calendar day (UTC) of this model, client (all its
-         * models together) or tenant (all clients and models together); the count starts
-         * again at 00:00 UTC.
-         */
-        private @Nullable Long tokensPerDay;
-
-        /**
-         * Input plus output tokens per calendar month (UTC) of this model, client (all
-         * its models together) or tenant (all clients and models together); the count
-         * starts again at 00:00 UTC on the first day of the month.
-         */
-        private @Nullable Long tokensPerMonth;
-
-        public @Nullable Long getTokensPerDay() {
-            return this.tokensPerDay;
-        }
-
-        public void setTokensPerDay(@Nullable Long tokensPerDay) {
-            this.tokensPerDay = tokensPerDay;
-        }
-
-        public @Nullable Long getTokensPerMonth() {
-            return this.tokensPerMonth;
-        }
-
-        public void setTokensPerMonth(@Nullable Long tokensPerMonth) {
-            this.tokensPerMonth = tokensPerMonth;
-        }
-
-    }
-
-    /**
      * Requests, input tokens and output tokens per minute, the three dimensions providers
      * meter, and token quotas per calendar day and month (UTC).
      */
-    public abstract static class RateLimits extends TokenQuotas {
+    public abstract static class RateLimits extends TokenQuotaProperties {
 
         /**
          * Requests per minute.

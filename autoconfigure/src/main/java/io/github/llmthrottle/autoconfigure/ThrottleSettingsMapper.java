@@ -208,7 +208,7 @@ final class ThrottleSettingsMapper {
         return new QuotaSettings(clients, defaultTenant, overrides);
     }
 
-    private static TokenQuota quota(String prefix, LlmThrottleProperties.TokenQuotas quotas) {
+    private static TokenQuota quota(String prefix, TokenQuotaProperties quotas) {
         return new TokenQuota(limit(prefix + "tokens-per-day", quotas.getTokensPerDay()),
                 limit(prefix + "tokens-per-month", quotas.getTokensPerMonth()));
     }

@@ -42,6 +42,9 @@ public final class TokenQuotas {
 
     private final Clock clock;
 
+    /** Whether no quota is configured: then every reservation is free, at no cost. */
+    private final boolean empty;
+
     private final ReentrantLock tenantsLock = new ReentrantLock();
 
     /** Tenants that reserved lately, most recently used last. */
@@ -57,6 +60,7 @@ public final class TokenQuotas {
         this.settings = settings;
         this.store = store;
         this.clock = clock;
+        this.empty = settings.isEmpty();
     }
 
     /**
@@ -72,7 +76,7 @@ public final class TokenQuotas {
      * @return {@code false} when reservations never count anything
      */
     public boolean isEmpty() {
-        return this.settings.isEmpty();
+        return this.empty;
     }
 
     /**
@@ -88,6 +92,9 @@ public final class TokenQuotas {
      * is configured to reject
      */
     public QuotaReservation reserve(String client, String model, @Nullable String tenant, long tokens) {
+        if (this.empty) {
+            return QuotaReservation.NONE;
+        }
         List<Quota> quotas = quotas(client, model, tenant, this.clock.instant());
         if (quotas.isEmpty()) {
             return QuotaReservation.NONE;
