@@ -13,8 +13,14 @@ public enum RejectionReason {
     /** The call could not be admitted within its max-wait (or could never fit). */
     MAX_WAIT("max_wait"),
 
-    /** The tenant's own limits could not admit it. */
+    /**
+     * The tenant's own limits could not admit it: its per-minute limits, or its token
+     * quota of the day or month is used up.
+     */
     TENANT_QUOTA("tenant_quota"),
+
+    /** The token quota of the day or month of its model or client is used up. */
+    TOKEN_QUOTA("token_quota"),
 
     /** The model's circuit was open. */
     CIRCUIT_OPEN("circuit_open"),

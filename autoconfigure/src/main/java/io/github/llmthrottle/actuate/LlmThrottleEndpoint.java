@@ -1,6 +1,7 @@
 package io.github.llmthrottle.actuate;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +15,8 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.limit.TokenQuotas.QuotaState;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.routing.CircuitState;
 import org.jspecify.annotations.Nullable;
@@ -29,10 +32,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The {@code llmthrottle} Actuator endpoint: every client and model's limits, local
  * buckets, what the provider last reported, pause, concurrency, queue, circuit and totals
- * (each deployment of a model as one more entry, {@code MODEL@DEPLOYMENT}); and, with
- * write access granted ({@code management.endpoint.llmthrottle.access=unrestricted}), a
- * runtime change of a model's limits that the next admission follows. Never shows an API
- * key or a header.
+ * (each deployment of a model as one more entry, {@code MODEL@DEPLOYMENT}), and what is
+ * left of every token quota of a day or a month; and, with write access granted
+ * ({@code management.endpoint.llmthrottle.access=unrestricted}), a runtime change of a
+ * model's limits that the next admission follows. Never shows an API key or a header.
  */
 @Endpoint(id = "llmthrottle", defaultAccess = Access.READ_ONLY)
 public class LlmThrottleEndpoint {
@@ -64,7 +67,7 @@ public class LlmThrottleEndpoint {
             clients.put(name,
                     new ClientDescriptor(client.getSettings().provider().name().toLowerCase(Locale.ROOT), models));
         });
-        return new ClientsDescriptor(clients);
+        return new ClientsDescriptor(clients, quotas());
     }
 
     /**
@@ -169,11 +172,53 @@ public class LlmThrottleEndpoint {
     }
 
     /**
-     * Every client, by name.
+     * What is left of every token quota of a day or a month, per client and model, client
+     * and tenant; empty without quotas.
+     */
+    private List<QuotaDescriptor> quotas() {
+        TokenQuotas quotas = this.registry.getQuotas();
+        if (quotas.isEmpty()) {
+            return List.of();
+        }
+        Map<String, List<String>> models = new LinkedHashMap<>();
+        this.registry.getClients()
+            .forEach((name, client) -> models.put(name, new ArrayList<>(new TreeMap<>(client.getModels()).keySet())));
+        return quotas.states(models).stream().map(QuotaDescriptor::of).toList();
+    }
+
+    /**
+     * Every client, by name, and the token quotas.
      *
      * @param clients the clients
+     * @param quotas what is left of every token quota of a day or a month (of a model, a
+     * client or a tenant); empty without quotas
      */
-    public record ClientsDescriptor(Map<String, ClientDescriptor> clients) implements OperationResponseBody {
+    public record ClientsDescriptor(Map<String, ClientDescriptor> clients,
+            List<QuotaDescriptor> quotas) implements OperationResponseBody {
+    }
+
+    /**
+     * What is left of one token quota in the window in force.
+     *
+     * @param scope {@code model}, {@code client} or {@code tenant}
+     * @param client the client of a model or client quota
+     * @param model the model of a model quota
+     * @param tenant the tenant of a tenant quota
+     * @param window {@code day} or {@code month} (calendar, UTC)
+     * @param limit the quota in input plus output tokens
+     * @param used the tokens counted in the window so far (calls in flight at their
+     * estimate)
+     * @param remaining what is left
+     * @param resetsAt when the window ends and the count starts again from zero
+     */
+    public record QuotaDescriptor(String scope, @Nullable String client, @Nullable String model,
+            @Nullable String tenant, String window, long limit, long used, long remaining, Instant resetsAt) {
+
+        static QuotaDescriptor of(QuotaState state) {
+            return new QuotaDescriptor(state.scope(), state.client(), state.model(), state.tenant(),
+                    state.window().tag(), state.limit(), state.used(), state.remaining(), state.resetsAt());
+        }
+
     }
 
     /**
@@ -198,8 +243,8 @@ public class LlmThrottleEndpoint {
      * @param server the last rate-limit values the provider reported, or {@code null}
      * @param pausedUntil until when calls are held after a 429, or {@code null}
      * @param inFlight attempts admitted and not yet finished
-     * @param concurrencyLimit the adaptive concurrency limit, or {@code null} without
-     * max-concurrency
+     * @param concurrencyLimit the adaptive concurrency limit, which every model has
+     * (max-concurrency is its ceiling)
      * @param queued calls waiting for admission, per priority
      * @param circuit the model's circuit
      * @param totals totals since startup

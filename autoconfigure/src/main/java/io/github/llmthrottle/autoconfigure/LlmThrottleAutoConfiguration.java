@@ -14,6 +14,9 @@ import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
+import io.github.llmthrottle.limit.LocalQuotaStore;
+import io.github.llmthrottle.limit.QuotaStore;
+import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.time.TimeSource;
@@ -77,20 +80,32 @@ public final class LlmThrottleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    QuotaStore llmThrottleQuotaStore(TimeSource timeSource) {
+        return new LocalQuotaStore(timeSource.clock());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TokenQuotas llmThrottleTokenQuotas(ThrottleSettings settings, QuotaStore quotaStore, TimeSource timeSource) {
+        return new TokenQuotas(settings.quotas(), quotaStore, timeSource.clock());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     LimiterRegistry llmThrottleLimiterRegistry(ThrottleSettings settings, BucketStore bucketStore,
             TimeSource timeSource) {
         return new LimiterRegistry(settings.clientLimits(), settings.queueCapacity(), settings.maxWait(),
-                settings::tenantLimits, bucketStore, timeSource);
+                settings::tenantLimits, bucketStore, timeSource, settings.limiter());
     }
 
     @Bean
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, TimeSource timeSource,
-            ObjectProvider<ThrottleObserver> observers) {
+            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas) {
         return LlmThrottleRegistry.create(settings, limiters, tokenEstimator,
                 tenantResolver.getIfAvailable(() -> TenantResolver.NONE), timeSource,
-                new CompositeThrottleObserver(observers.orderedStream().toList()));
+                new CompositeThrottleObserver(observers.orderedStream().toList()), quotas);
     }
 
     @Bean

@@ -52,6 +52,19 @@ public class LlmThrottleProperties {
     private final Circuit circuit = new Circuit();
 
     /**
+     * Adaptive concurrency limit of every model.
+     */
+    @NestedConfigurationProperty
+    private final ConcurrencyProperties concurrency = new ConcurrencyProperties();
+
+    /**
+     * Slow start of every model: one call at a time until the provider's rate-limit
+     * headers are known.
+     */
+    @NestedConfigurationProperty
+    private final SlowStartProperties slowStart = new SlowStartProperties();
+
+    /**
      * Where the rate-limit buckets live: memory (this instance) or redis (shared by every
      * instance that uses the same Redis server; see llm.throttle.redis).
      */
@@ -89,6 +102,14 @@ public class LlmThrottleProperties {
         return this.circuit;
     }
 
+    public ConcurrencyProperties getConcurrency() {
+        return this.concurrency;
+    }
+
+    public SlowStartProperties getSlowStart() {
+        return this.slowStart;
+    }
+
     public Store getStore() {
         return this.store;
     }
@@ -98,10 +119,10 @@ public class LlmThrottleProperties {
     }
 
     /**
-     * One configured client: a provider endpoint with its credentials and per-model
-     * limits.
+     * One configured client: a provider endpoint with its credentials, per-model limits,
+     * and token quotas of the client as a whole.
      */
-    public static class Client {
+    public static class Client extends TokenQuotaProperties {
 
         /**
          * Wire dialect of the provider: anthropic, openai (OpenAI-compatible) or generic.
@@ -244,7 +265,8 @@ public class LlmThrottleProperties {
     public static class Limits extends RateLimits {
 
         /**
-         * Ceiling of the adaptive concurrency limit; calls beyond it wait in the priority
+         * Ceiling of the model's adaptive concurrency limit (instead of
+         * llm.throttle.concurrency.max); calls beyond the limit wait in the priority
          * queue.
          */
         private @Nullable Integer maxConcurrency;
@@ -383,9 +405,9 @@ public class LlmThrottleProperties {
 
     /**
      * Requests, input tokens and output tokens per minute, the three dimensions providers
-     * meter.
+     * meter, and token quotas per calendar day and month (UTC).
      */
-    public abstract static class RateLimits {
+    public abstract static class RateLimits extends TokenQuotaProperties {
 
         /**
          * Requests per minute.

@@ -2,7 +2,9 @@ package io.github.llmthrottle.autoconfigure;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.limit.BucketStore;
+import io.github.llmthrottle.limit.QuotaStore;
 import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.limit.RedisQuotaStore;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
 
@@ -25,8 +27,9 @@ import org.springframework.web.client.RestClient;
 /**
  * Auto-configuration of the shared bucket store ({@code llm.throttle.store=redis}): a
  * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client
- * (the {@code spring.data.redis.*} settings), closed on shutdown. Runs before
- * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without
+ * (the {@code spring.data.redis.*} settings), closed on shutdown, and a
+ * {@link RedisQuotaStore} for the token quotas over days and months, likewise. Runs
+ * before {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without
  * Lettuce, Bucket4j's Lettuce integration or Boot's Lettuce connection, startup fails
  * with a message naming {@code llm.throttle.store} and what to add.
  */
@@ -50,6 +53,17 @@ public final class LlmThrottleRedisAutoConfiguration {
             RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
             return new RedisBucketStore(connectionFactory.getNativeClient(), redis.keyPrefix(), redis.onFailure(),
                     redis.timeout(), redis.retryInterval(), timeSource);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(QuotaStore.class)
+        @ConditionalOnBean(LettuceConnectionFactory.class)
+        RedisQuotaStore llmThrottleQuotaStore(LlmThrottleRedisProperties properties,
+                LettuceConnectionFactory connectionFactory, TimeSource timeSource) {
+            RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
+            return new RedisQuotaStore(connectionFactory.getNativeClient(), redis.keyPrefix(),
+                    redis.onFailure() == RedisBucketStore.OnFailure.REJECT, redis.timeout(), redis.retryInterval(),
+                    timeSource);
         }
 
     }

@@ -23,7 +23,13 @@ import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.ConcurrencyLimits;
+import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.QuotaSettings;
+import io.github.llmthrottle.limit.QuotaSettings.ClientQuotas;
+import io.github.llmthrottle.limit.TokenQuota;
+import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.limit.RedisBucketStore;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
@@ -81,6 +87,9 @@ final class ThrottleSettingsMapper {
         settings = map.from(tenants(tenants.getOverrides(), defaultTenant))
             .to(settings, ThrottleSettings::withTenantOverrides);
         settings = map.from(circuit(properties.getCircuit())).to(settings, ThrottleSettings::withCircuit);
+        settings = map.from(limiter(properties.getConcurrency(), properties.getSlowStart()))
+            .to(settings, ThrottleSettings::withLimiter);
+        settings = map.from(quotas(properties)).to(settings, ThrottleSettings::withQuotas);
         return settings;
     }
 
@@ -258,6 +267,43 @@ final class ThrottleSettingsMapper {
             }
         });
         return tenants;
+    }
+
+    /**
+     * The token quotas of every client, model and tenant; a tenant override inherits what
+     * it leaves unset from the default.
+     */
+    private static QuotaSettings quotas(LlmThrottleProperties properties) {
+        Map<String, ClientQuotas> clients = new LinkedHashMap<>();
+        properties.getClients().forEach((name, client) -> {
+            String prefix = "clients." + name + ".";
+            Map<String, TokenQuota> models = new LinkedHashMap<>();
+            client.getModels()
+                .forEach((model, limits) -> models.put(model, quota(prefix + "models." + model + ".", limits)));
+            clients.put(name, new ClientQuotas(quota(prefix, client),
+                    quota(prefix + "default-limits.", client.getDefaultLimits()), models));
+        });
+        Tenants tenants = properties.getTenants();
+        TokenQuota defaultTenant = quota("tenants.default.", tenants.getDefault());
+        Map<String, TokenQuota> overrides = new LinkedHashMap<>();
+        tenants.getOverrides()
+            .forEach((tenant, limits) -> overrides.put(tenant,
+                    defaultTenant.overriddenBy(quota("tenants.overrides." + tenant + ".", limits))));
+        return new QuotaSettings(clients, defaultTenant, overrides);
+    }
+
+    private static TokenQuota quota(String prefix, TokenQuotaProperties quotas) {
+        return new TokenQuota(limit(prefix + "tokens-per-day", quotas.getTokensPerDay()),
+                limit(prefix + "tokens-per-month", quotas.getTokensPerMonth()));
+    }
+
+    private static LimiterOptions limiter(ConcurrencyProperties concurrency, SlowStartProperties slowStart) {
+        int initial = atLeastOne("concurrency.initial", "Use a small number of calls such as 20.")
+            .adapt(concurrency.getInitial());
+        int max = atLeastOne("concurrency.max", "Use a number of calls such as 1000.").adapt(concurrency.getMax());
+        Duration idle = positiveDuration("slow-start.idle").adapt(slowStart.getIdle());
+        return new LimiterOptions(new ConcurrencyLimits(initial, max),
+                new SlowStartSettings(slowStart.isEnabled(), idle));
     }
 
     private static CircuitSettings circuit(Circuit circuit) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -25,12 +26,26 @@ public final class LlmThrottleRegistry {
 
     private final Map<String, ThrottledClient> clients;
 
+    private final TokenQuotas quotas;
+
     /**
      * Creates a registry.
      * @param settings the validated settings
      * @param clientFactory creates the run-time client of each configured client
      */
     public LlmThrottleRegistry(ThrottleSettings settings, Function<ClientSettings, ThrottledClient> clientFactory) {
+        this(settings, clientFactory, TokenQuotas.none());
+    }
+
+    /**
+     * Creates a registry whose clients count token quotas.
+     * @param settings the validated settings
+     * @param clientFactory creates the run-time client of each configured client
+     * @param quotas the token quotas over days and months the clients count
+     */
+    public LlmThrottleRegistry(ThrottleSettings settings, Function<ClientSettings, ThrottledClient> clientFactory,
+            TokenQuotas quotas) {
+        this.quotas = quotas;
         this.settings = settings;
         Map<String, ThrottledClient> clients = new LinkedHashMap<>();
         settings.clients().forEach((name, client) -> clients.put(name, clientFactory.apply(client)));
@@ -50,10 +65,36 @@ public final class LlmThrottleRegistry {
      */
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer) {
+        return create(settings, limiters, estimator, tenantResolver, time, observer, TokenQuotas.none());
+    }
+
+    /**
+     * Creates the registry of every configured client, counting token quotas.
+     * @param settings the validated settings
+     * @param limiters admission control of every client and model
+     * @param estimator estimates input tokens before a call
+     * @param tenantResolver resolves the tenant of requests made outside a
+     * {@code @Throttled} method
+     * @param time the time source (clocks, sleeping between retries)
+     * @param observer observes calls, attempts and retries
+     * @param quotas the token quotas over days and months
+     * @return the registry
+     */
+    public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
+            TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
+            TokenQuotas quotas) {
         RequestBodyReader requestReader = new RequestBodyReader();
         UsageReader usageReader = new UsageReader();
         return new LlmThrottleRegistry(settings, (client) -> new ThrottledClient(client, limiters, estimator,
-                tenantResolver, observer, requestReader, usageReader, settings.circuit(), time));
+                tenantResolver, observer, requestReader, usageReader, settings.circuit(), time, quotas), quotas);
+    }
+
+    /**
+     * The token quotas over days and months that every client counts.
+     * @return the quotas
+     */
+    public TokenQuotas getQuotas() {
+        return this.quotas;
     }
 
     public ThrottleSettings getSettings() {

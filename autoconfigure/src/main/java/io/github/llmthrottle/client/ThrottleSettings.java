@@ -6,7 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.llmthrottle.limit.ClientLimits;
+import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.QuotaSettings;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.routing.CircuitSettings;
 import org.jspecify.annotations.Nullable;
@@ -20,21 +22,61 @@ import org.jspecify.annotations.Nullable;
  * @param defaultTenantLimits limits of every tenant without an override, or {@code null}
  * @param tenantOverrides limits by tenant id
  * @param circuit settings of every model's circuit
+ * @param limiter the adaptive concurrency limit's start and default ceiling, and the slow
+ * start, of every model
+ * @param quotas the token quotas per day and month of every client, model and tenant
  */
 public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
-        @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides,
-        CircuitSettings circuit) {
+        @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides, CircuitSettings circuit,
+        LimiterOptions limiter, QuotaSettings quotas) {
+
+    /**
+     * Settings without token quotas.
+     * @param clients the clients by name, in configuration order
+     * @param queueCapacity waiting calls per client and model
+     * @param maxWait default longest wait for admission
+     * @param defaultTenantLimits limits of every tenant without an override, or
+     * {@code null}
+     * @param tenantOverrides limits by tenant id
+     * @param circuit settings of every model's circuit
+     * @param limiter the adaptive concurrency limit's start and default ceiling, and the
+     * slow start, of every model
+     */
+    public ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
+            @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides,
+            CircuitSettings circuit, LimiterOptions limiter) {
+        this(clients, queueCapacity, maxWait, defaultTenantLimits, tenantOverrides, circuit, limiter,
+                QuotaSettings.NONE);
+    }
 
     /**
      * The defaults: no clients, 1000 waiting calls per client and model, 30s longest
-     * wait, no tenant limits, the default circuit settings.
+     * wait, no tenant limits, the default circuit settings, concurrency limits and slow
+     * start.
      */
     public static final ThrottleSettings DEFAULTS = new ThrottleSettings(Map.of(), 1000, Duration.ofSeconds(30), null,
-            Map.of(), CircuitSettings.DEFAULTS);
+            Map.of(), CircuitSettings.DEFAULTS, LimiterOptions.DEFAULTS, QuotaSettings.NONE);
 
     public ThrottleSettings {
         clients = Collections.unmodifiableMap(new LinkedHashMap<>(clients));
         tenantOverrides = Map.copyOf(tenantOverrides);
+    }
+
+    /**
+     * Settings with the default concurrency limits and slow start.
+     * @param clients the clients by name, in configuration order
+     * @param queueCapacity waiting calls per client and model
+     * @param maxWait default longest wait for admission
+     * @param defaultTenantLimits limits of every tenant without an override, or
+     * {@code null}
+     * @param tenantOverrides limits by tenant id
+     * @param circuit settings of every model's circuit
+     */
+    public ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
+            @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides,
+            CircuitSettings circuit) {
+        this(clients, queueCapacity, maxWait, defaultTenantLimits, tenantOverrides, circuit, LimiterOptions.DEFAULTS,
+                QuotaSettings.NONE);
     }
 
     /**
@@ -58,7 +100,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withClients(Map<String, ClientSettings> clients) {
         return new ThrottleSettings(clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
     }
 
     /**
@@ -68,7 +110,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withQueueCapacity(int queueCapacity) {
         return new ThrottleSettings(this.clients, queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
     }
 
     /**
@@ -78,7 +120,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withMaxWait(Duration maxWait) {
         return new ThrottleSettings(this.clients, this.queueCapacity, maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
     }
 
     /**
@@ -89,7 +131,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withDefaultTenantLimits(@Nullable TenantLimits defaultTenantLimits) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, defaultTenantLimits,
-                this.tenantOverrides, this.circuit);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
     }
 
     /**
@@ -99,7 +141,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withTenantOverrides(Map<String, TenantLimits> tenantOverrides) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                tenantOverrides, this.circuit);
+                tenantOverrides, this.circuit, this.limiter, this.quotas);
     }
 
     /**
@@ -109,7 +151,28 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withCircuit(CircuitSettings circuit) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, circuit);
+                this.tenantOverrides, circuit, this.limiter, this.quotas);
+    }
+
+    /**
+     * A copy with other concurrency limits and slow start.
+     * @param limiter the adaptive concurrency limit's start and default ceiling, and the
+     * slow start
+     * @return the new settings
+     */
+    public ThrottleSettings withLimiter(LimiterOptions limiter) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, this.circuit, limiter, this.quotas);
+    }
+
+    /**
+     * A copy with other token quotas.
+     * @param quotas the token quotas per day and month of every client, model and tenant
+     * @return the new settings
+     */
+    public ThrottleSettings withQuotas(QuotaSettings quotas) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, this.circuit, this.limiter, quotas);
     }
 
     /**

@@ -6,9 +6,10 @@ import java.io.InterruptedIOException;
 import java.time.Duration;
 
 import io.github.llmthrottle.LlmThrottleException;
-import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.limit.QuotaReservation;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
@@ -120,9 +121,16 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     private Permit admit() throws IOException {
+        // the long-window quotas first: a call whose quota is used up fails at once
+        // instead of queueing; a model's deployments share the model's quota
         AdmissionRequest request = this.call.admissionNow();
+        QuotaReservation quota = this.call.client.quotas.reserve(clientName(), this.call.model.name, request.tenant(),
+                request.inputTokens() + request.outputTokens());
+        boolean admitted = false;
         try {
-            return this.target.limiter.acquire(request);
+            Permit permit = quota.around(this.target.limiter.acquire(request));
+            admitted = true;
+            return permit;
         }
         catch (LlmThrottleException ex) {
             throw this.call.admissionFailure(request, ex);
@@ -134,6 +142,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                             + "'");
             interrupted.initCause(ex);
             throw interrupted;
+        }
+        finally {
+            if (!admitted) {
+                quota.cancel();
+            }
         }
     }
 

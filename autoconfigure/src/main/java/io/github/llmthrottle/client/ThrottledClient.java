@@ -17,6 +17,7 @@ import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -60,6 +61,9 @@ public final class ThrottledClient {
 
     private final CircuitSettings circuitSettings;
 
+    /** The token quotas over days and months, shared by every client. */
+    final TokenQuotas quotas;
+
     /** Most models tracked at once that are not configured (named in requests only). */
     static final int MAX_OTHER_MODELS = 100;
 
@@ -76,6 +80,14 @@ public final class ThrottledClient {
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time) {
+        this(settings, limiters, estimator, tenantResolver, observer, requestReader, usageReader, circuitSettings, time,
+                TokenQuotas.none());
+    }
+
+    ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
+            TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
+            UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time, TokenQuotas quotas) {
+        this.quotas = quotas;
         this.settings = settings;
         this.limiters = limiters;
         this.classifier = new ResponseClassifier(settings.provider(), time.clock());

@@ -1,51 +1,57 @@
 package io.github.llmthrottle.limit;
 
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import com.netflix.concurrency.limits.limit.AIMDLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The calls of one {@link ModelLimiter} in flight, and their adaptive limit. With
- * {@code maxConcurrency} set, a Netflix {@link AIMDLimit} (initial limit
- * min(maxConcurrency, 20)) caps the calls in flight: a {@code DROPPED} release shrinks
- * it, a {@code SUCCESS} release grows it, {@code IGNORED} leaves it. Calls waiting for a
- * slot wait in the {@link AdmissionQueue}. Without {@code maxConcurrency} it only counts
- * the calls in flight.
+ * The calls of one {@link ModelLimiter} in flight, and their adaptive limit: a Netflix
+ * {@link AIMDLimit} for every model, starting at {@link ConcurrencyLimits#initial()}
+ * (lowered to the ceiling if above it), with {@code max-concurrency} as its ceiling, or
+ * {@link ConcurrencyLimits#max()} without one. A {@code DROPPED} release (429, 529,
+ * timeout) shrinks it by 10 %, a {@code SUCCESS} release while at least half the limit is
+ * in use grows it by one, {@code IGNORED} leaves it. Calls waiting for a slot wait in the
+ * {@link AdmissionQueue}.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
 final class AdaptiveConcurrency {
 
-    private static final int INITIAL_LIMIT = 20;
+    private final ConcurrencyLimits defaults;
 
-    private @Nullable Integer max;
+    private @Nullable Integer maxConcurrency;
 
-    private @Nullable AIMDLimit limit;
+    private AIMDLimit limit;
 
     private int inFlight;
 
-    AdaptiveConcurrency(@Nullable Integer max) {
-        this.max = max;
-        this.limit = limit(max, null);
+    AdaptiveConcurrency(@Nullable Integer maxConcurrency) {
+        this(maxConcurrency, ConcurrencyLimits.DEFAULTS);
+    }
+
+    AdaptiveConcurrency(@Nullable Integer maxConcurrency, ConcurrencyLimits defaults) {
+        this.defaults = defaults;
+        this.maxConcurrency = maxConcurrency;
+        this.limit = limit(defaults.ceiling(maxConcurrency), defaults.initial());
     }
 
     /**
-     * Changes {@code maxConcurrency}, starting the new limit where the old one had got
-     * to.
+     * Changes {@code maxConcurrency} ({@code null}: back to the default ceiling), the new
+     * limit starting where the old one had got to.
      */
-    void resize(@Nullable Integer max) {
-        if (!Objects.equals(this.max, max)) {
-            this.max = max;
-            this.limit = limit(max, this.limit);
+    void resize(@Nullable Integer maxConcurrency) {
+        int ceiling = this.defaults.ceiling(maxConcurrency);
+        if (ceiling != ceiling()) {
+            this.limit = limit(ceiling, this.limit.getLimit());
         }
+        this.maxConcurrency = maxConcurrency;
     }
 
     /** Whether every slot is taken. */
     boolean isFull() {
-        return this.limit != null && this.inFlight >= this.limit.getLimit();
+        return this.inFlight >= this.limit.getLimit();
     }
 
     /**
@@ -66,7 +72,7 @@ final class AdaptiveConcurrency {
      */
     void release(long admittedAt, long now, int inFlightAtAdmission, Permit.Outcome outcome) {
         this.inFlight--;
-        if (this.limit != null && outcome != Permit.Outcome.IGNORED) {
+        if (outcome != Permit.Outcome.IGNORED) {
             this.limit.onSample(admittedAt, Math.max(0, now - admittedAt), inFlightAtAdmission,
                     outcome == Permit.Outcome.DROPPED);
         }
@@ -81,20 +87,21 @@ final class AdaptiveConcurrency {
         return this.inFlight;
     }
 
-    /** The adaptive limit now, {@code null} without {@code maxConcurrency}. */
-    @Nullable Integer limit() {
-        return (this.limit != null) ? this.limit.getLimit() : null;
+    /** The adaptive limit now. */
+    int limit() {
+        return this.limit.getLimit();
     }
 
-    private static @Nullable AIMDLimit limit(@Nullable Integer max, @Nullable AIMDLimit previous) {
-        if (max == null) {
-            return null;
-        }
-        int initial = (previous != null) ? previous.getLimit() : INITIAL_LIMIT;
+    /** Its ceiling now: {@code max-concurrency}, or the default ceiling. */
+    int ceiling() {
+        return this.defaults.ceiling(this.maxConcurrency);
+    }
+
+    private static AIMDLimit limit(int ceiling, int initial) {
         return AIMDLimit.newBuilder()
-            .initialLimit(Math.max(1, Math.min(max, initial)))
+            .initialLimit(Math.max(1, Math.min(ceiling, initial)))
             .minLimit(1)
-            .maxLimit(max)
+            .maxLimit(ceiling)
             // LLM calls legitimately take minutes: latency alone must not shrink the
             // limit.
             .timeout(1, TimeUnit.DAYS)

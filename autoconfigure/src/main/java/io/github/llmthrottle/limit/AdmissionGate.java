@@ -17,10 +17,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * A call goes when the spread-out release after a pause does not hold it
- * ({@link ModelPause}), a concurrency slot is free ({@link AdaptiveConcurrency}), the
- * model's buckets hold what it needs and then its tenant's buckets do; it then takes all
- * of it at once ({@link Reservation}) and gets its {@link LimiterPermit}. A call that
- * needs more than a whole bucket fails with {@link DemandExceedsLimitException} (or
+ * ({@link ModelPause}), a concurrency slot is free ({@link AdaptiveConcurrency}), no call
+ * probing the provider is still out ({@link SlowStart}), the model's buckets hold what it
+ * needs and then its tenant's buckets do; it then takes all of it at once
+ * ({@link Reservation}) and gets its {@link LimiterPermit}. A call that needs more than a
+ * whole bucket fails with {@link DemandExceedsLimitException} (or
  * {@link TenantQuotaExceededException} for a tenant bucket): it could never fit. That is
  * checked on arrival, and again while the call waits, since the limits may be lowered
  * below what it needs. When a shared store is down and configured to reject, the call
@@ -43,13 +44,16 @@ final class AdmissionGate {
 
     private final AdaptiveConcurrency concurrency;
 
+    private final SlowStart slowStart;
+
     AdmissionGate(ModelLimiter limiter, BucketSet buckets, ProviderCalibration calibration, ModelPause pause,
-            AdaptiveConcurrency concurrency) {
+            AdaptiveConcurrency concurrency, SlowStart slowStart) {
         this.limiter = limiter;
         this.buckets = buckets;
         this.calibration = calibration;
         this.pause = pause;
         this.concurrency = concurrency;
+        this.slowStart = slowStart;
     }
 
     /**
@@ -73,7 +77,8 @@ final class AdmissionGate {
         if (this.pause.spacingHolds(now)) {
             return holdBack(waiter, Blocker.MODEL, this.pause.nextRelease());
         }
-        if (this.concurrency.isFull()) {
+        if (this.concurrency.isFull() || this.slowStart.holds(now, this.concurrency.inFlight())) {
+            // a released slot, or the headers of the call probing the provider, wake it
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
         }
         long modelWait = this.buckets.nanosToWait(request.inputTokens(), request.outputTokens());
@@ -100,7 +105,8 @@ final class AdmissionGate {
             // A shared store changed between estimate and consumption: try again shortly.
             return holdBack(waiter, Blocker.MODEL, Nanos.saturatedAdd(now, RACE_RETRY_NANOS));
         }
-        waiter.admit(new LimiterPermit(this.limiter, reservation, this.concurrency, now, this.concurrency.admit()));
+        waiter.admit(new LimiterPermit(this.limiter, reservation, this.concurrency, this.slowStart, now,
+                this.concurrency.admit()));
         this.pause.admitted(now, this.calibration.effectiveLimit(Dimension.REQUESTS));
         return Long.MAX_VALUE;
     }
@@ -118,7 +124,7 @@ final class AdmissionGate {
         if (dimension != null) {
             TokenBucket bucket = this.buckets.get(dimension);
             return new DemandExceedsLimitException(this.limiter.client(), this.limiter.model(), dimension,
-                    dimension.cost(input, output), (bucket != null) ? bucket.capacity() : 0);
+                    dimension.cost(input, output), (bucket != null) ? bucket.burstCapacity() : 0);
         }
         if (tenant != null && request.tenant() != null && tenant.oversize(input, output) != null) {
             return new TenantQuotaExceededException(this.limiter.client(), this.limiter.model(), request.tenant(),

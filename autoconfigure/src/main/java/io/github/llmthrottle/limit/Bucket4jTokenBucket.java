@@ -20,6 +20,9 @@ public final class Bucket4jTokenBucket implements TokenBucket {
 
     private volatile long capacity;
 
+    /** What the bucket holds at most: the capacity, or a lower burst. */
+    private volatile long burst;
+
     /**
      * Wraps a bucket that was built with {@link #configuration(long)} of
      * {@code limitPerMinute}.
@@ -29,6 +32,7 @@ public final class Bucket4jTokenBucket implements TokenBucket {
     public Bucket4jTokenBucket(Bucket bucket, long limitPerMinute) {
         this.bucket = bucket;
         this.capacity = limitPerMinute;
+        this.burst = limitPerMinute;
     }
 
     /**
@@ -42,7 +46,20 @@ public final class Bucket4jTokenBucket implements TokenBucket {
     }
 
     static Bandwidth bandwidth(long limitPerMinute) {
-        return Bandwidth.builder().capacity(limitPerMinute).refillGreedy(limitPerMinute, PERIOD).build();
+        return bandwidth(limitPerMinute, limitPerMinute);
+    }
+
+    /**
+     * A bandwidth that refills {@code limitPerMinute} a minute but holds at most
+     * {@code burst}.
+     */
+    static Bandwidth bandwidth(long limitPerMinute, long burst) {
+        if (burst >= limitPerMinute) {
+            return Bandwidth.builder().capacity(limitPerMinute).refillGreedy(limitPerMinute, PERIOD).build();
+        }
+        // the same rate, over the time the burst takes to refill
+        long nanos = Math.max(1, (long) ((double) PERIOD.toNanos() * burst / limitPerMinute));
+        return Bandwidth.builder().capacity(burst).refillGreedy(burst, Duration.ofNanos(nanos)).build();
     }
 
     @Override
@@ -65,7 +82,7 @@ public final class Bucket4jTokenBucket implements TokenBucket {
         if (tokens <= 0) {
             return 0;
         }
-        if (tokens > this.capacity) {
+        if (tokens > this.burst) {
             return Long.MAX_VALUE;
         }
         return this.bucket.estimateAbilityToConsume(tokens).getNanosToWaitForRefill();
@@ -88,14 +105,35 @@ public final class Bucket4jTokenBucket implements TokenBucket {
     @Override
     public void reconfigure(long limitPerMinute) {
         if (limitPerMinute != this.capacity) {
-            this.bucket.replaceConfiguration(configuration(limitPerMinute), TokensInheritanceStrategy.AS_IS);
-            this.capacity = limitPerMinute;
+            replace(limitPerMinute, Math.min(this.burst, limitPerMinute));
         }
     }
 
     @Override
+    public long burstCapacity() {
+        return this.burst;
+    }
+
+    @Override
+    public void limitBurst(long burst) {
+        long wanted = Math.max(1, Math.min(burst, this.capacity));
+        if (wanted != this.burst) {
+            replace(this.capacity, wanted);
+        }
+    }
+
+    private void replace(long limitPerMinute, long burst) {
+        this.bucket.replaceConfiguration(
+                BucketConfiguration.builder().addLimit(bandwidth(limitPerMinute, burst)).build(),
+                TokensInheritanceStrategy.AS_IS);
+        this.capacity = limitPerMinute;
+        this.burst = burst;
+    }
+
+    @Override
     public String toString() {
-        return "Bucket4jTokenBucket[capacity=" + this.capacity + "]";
+        return "Bucket4jTokenBucket[capacity=" + this.capacity
+                + ((this.burst < this.capacity) ? ", burst=" + this.burst : "") + "]";
     }
 
 }

@@ -35,6 +35,19 @@ final class BucketSet {
     }
 
     /**
+     * Caps what the bucket of one dimension holds at once (the provider's burst), or
+     * lifts the cap.
+     * @param dimension the dimension
+     * @param burst the most it may hold, {@code null} for a whole minute's worth
+     */
+    void burst(Dimension dimension, @Nullable Long burst) {
+        TokenBucket bucket = this.buckets.get(dimension);
+        if (bucket != null) {
+            bucket.limitBurst((burst != null) ? burst : bucket.capacity());
+        }
+    }
+
+    /**
      * Forgets every bucket of this set in its store (the set's name is no longer
      * tracked).
      */
@@ -50,11 +63,12 @@ final class BucketSet {
     }
 
     /**
-     * The first dimension whose whole capacity is less than the attempt needs, or null.
+     * The first dimension whose whole capacity (or the provider's burst, when lower) is
+     * less than the attempt needs, or null.
      */
     @Nullable Dimension oversize(long input, long output) {
         for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
-            if (entry.getKey().cost(input, output) > entry.getValue().capacity()) {
+            if (entry.getKey().cost(input, output) > entry.getValue().burstCapacity()) {
                 return entry.getKey();
             }
         }

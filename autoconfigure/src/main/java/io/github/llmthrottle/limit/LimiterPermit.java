@@ -16,6 +16,8 @@ final class LimiterPermit implements Permit {
 
     private final AdaptiveConcurrency concurrency;
 
+    private final SlowStart slowStart;
+
     private final long admittedAt;
 
     private final int inFlightAtAdmission;
@@ -28,15 +30,17 @@ final class LimiterPermit implements Permit {
      * @param limiter the limiter that admitted it
      * @param reservation what it took from the buckets
      * @param concurrency where it holds a slot
+     * @param slowStart told how the attempt ended
      * @param admittedAt when it was admitted, in nanoseconds of the limiter's clock
      * @param inFlightAtAdmission the calls in flight when it was admitted, itself
      * included
      */
-    LimiterPermit(ModelLimiter limiter, Reservation reservation, AdaptiveConcurrency concurrency, long admittedAt,
-            int inFlightAtAdmission) {
+    LimiterPermit(ModelLimiter limiter, Reservation reservation, AdaptiveConcurrency concurrency, SlowStart slowStart,
+            long admittedAt, int inFlightAtAdmission) {
         this.limiter = limiter;
         this.reservation = reservation;
         this.concurrency = concurrency;
+        this.slowStart = slowStart;
         this.admittedAt = admittedAt;
         this.inFlightAtAdmission = inFlightAtAdmission;
     }
@@ -53,8 +57,10 @@ final class LimiterPermit implements Permit {
     @Override
     public void release(Outcome outcome) {
         if (this.released.compareAndSet(false, true)) {
-            this.limiter
-                .update((now) -> this.concurrency.release(this.admittedAt, now, this.inFlightAtAdmission, outcome));
+            this.limiter.update((now) -> {
+                this.concurrency.release(this.admittedAt, now, this.inFlightAtAdmission, outcome);
+                this.slowStart.released(now, outcome);
+            });
         }
     }
 

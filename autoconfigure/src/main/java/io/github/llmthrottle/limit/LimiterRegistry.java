@@ -29,6 +29,8 @@ public final class LimiterRegistry {
 
     private final TimeSource timeSource;
 
+    private final LimiterOptions options;
+
     private final Map<String, ConcurrentMap<String, ModelLimiter>> limiters = new LinkedHashMap<>();
 
     /**
@@ -45,6 +47,28 @@ public final class LimiterRegistry {
      */
     public LimiterRegistry(Map<String, ClientLimits> clients, int queueCapacity, Duration maxWait,
             Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
+        this(clients, queueCapacity, maxWait, tenantLimits, store, timeSource, LimiterOptions.WITHOUT_SLOW_START);
+    }
+
+    /**
+     * Creates the limiters of the listed models of every client, with the given
+     * concurrency and slow start settings.
+     * @param clients limits per client name
+     * @param queueCapacity queue capacity of each client and model
+     * ({@code llm.throttle.queue.capacity})
+     * @param maxWait default longest wait for admission
+     * ({@code llm.throttle.queue.max-wait})
+     * @param tenantLimits the limits of a tenant, {@code null} for none
+     * ({@code llm.throttle.tenants})
+     * @param store where the buckets live
+     * @param timeSource time of the limiters, and how their waiting calls wait
+     * @param options concurrency and slow start of every limiter
+     * ({@code llm.throttle.concurrency}, {@code llm.throttle.slow-start})
+     */
+    public LimiterRegistry(Map<String, ClientLimits> clients, int queueCapacity, Duration maxWait,
+            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource,
+            LimiterOptions options) {
+        this.options = options;
         this.clients = Map.copyOf(clients);
         this.queueCapacity = queueCapacity;
         this.maxWait = maxWait;
@@ -123,7 +147,7 @@ public final class LimiterRegistry {
 
     private ModelLimiter create(String client, String model, ModelLimits limits) {
         return new ModelLimiter(client, model, limits, this.queueCapacity, this.maxWait, this.tenantLimits, this.store,
-                this.timeSource);
+                this.timeSource, this.options);
     }
 
 }

@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param server the last rate-limit headers the provider sent, or {@code null}
  * @param pausedUntil until when the model is paused after a 429, or {@code null}
  * @param inFlight admitted attempts not yet released
- * @param concurrencyLimit the adaptive concurrency limit, or {@code null} without
- * {@code max-concurrency}
+ * @param concurrencyLimit the adaptive concurrency limit (every model has one;
+ * {@code max-concurrency} is only its ceiling)
  * @param queued calls waiting for admission, per priority
  */
 public record LimiterState(String client, String model, ModelLimits limits, ModelLimits effectiveLimits,

@@ -33,10 +33,14 @@ import org.jspecify.annotations.Nullable;
  * <li>{@link Reservation}: what an admitted attempt took from the buckets, settled later,
  * and {@link LimiterPermit}, the permit that holds it;</li>
  * <li>{@link ProviderCalibration}: the limits in force, lowered and the buckets pulled
- * down by the provider's rate-limit headers;</li>
+ * down by the provider's rate-limit headers, and capped at the burst the provider can
+ * take ({@link BurstCapacity});</li>
  * <li>{@link ModelPause}: the model-wide pause after a 429, and the spread-out release
  * after it;</li>
- * <li>{@link AdaptiveConcurrency}: the calls in flight and their AIMD limit;</li>
+ * <li>{@link AdaptiveConcurrency}: the calls in flight and their AIMD limit, which every
+ * model has ({@link LimiterOptions});</li>
+ * <li>{@link SlowStart}: one call at a time until the provider's headers are known, at
+ * start-up and after an idle period;</li>
  * <li>{@link WaitEstimate}: how long a call would wait, for routing and for the
  * retry-after of a timeout.</li>
  * </ul>
@@ -95,6 +99,8 @@ public final class ModelLimiter implements Admission {
 
     private final AdaptiveConcurrency concurrency;
 
+    private final SlowStart slowStart;
+
     private final AdmissionQueue queue;
 
     private final AdmissionGate gate;
@@ -115,6 +121,28 @@ public final class ModelLimiter implements Admission {
      */
     public ModelLimiter(String client, String model, ModelLimits limits, int queueCapacity, Duration defaultMaxWait,
             Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
+        this(client, model, limits, queueCapacity, defaultMaxWait, tenantLimits, store, timeSource,
+                LimiterOptions.WITHOUT_SLOW_START);
+    }
+
+    /**
+     * Creates the admission control of one client and model with the given concurrency
+     * and slow start settings.
+     * @param client the client name
+     * @param model the model name
+     * @param limits the configured limits
+     * @param queueCapacity most calls waiting at once, all priorities together
+     * @param defaultMaxWait longest wait of a request that does not say
+     * @param tenantLimits the limits of a tenant, {@code null} for none
+     * @param store where the buckets live
+     * @param timeSource time of the queue and how waiting calls wait (the store's buckets
+     * should use the same)
+     * @param options the adaptive concurrency limit's start and default ceiling, and the
+     * slow start
+     */
+    public ModelLimiter(String client, String model, ModelLimits limits, int queueCapacity, Duration defaultMaxWait,
+            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource,
+            LimiterOptions options) {
         if (queueCapacity < 0) {
             throw new IllegalArgumentException("queueCapacity must not be negative, was " + queueCapacity);
         }
@@ -131,8 +159,10 @@ public final class ModelLimiter implements Admission {
         this.tenantBuckets = new TenantBuckets(store, BucketKeys.model(client, model), tenantLimits,
                 MAX_TRACKED_TENANTS, queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);
-        this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency());
-        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency);
+        this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency(), options.concurrency());
+        this.slowStart = new SlowStart(options.slowStart());
+        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency,
+                this.slowStart);
         this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
     }
 
@@ -315,7 +345,10 @@ public final class ModelLimiter implements Admission {
     }
 
     private void calibrate(RateLimitSnapshot snapshot, boolean rejected) {
-        update((now) -> this.calibration.apply(snapshot, rejected, this.timeSource.instant()));
+        update((now) -> {
+            this.calibration.apply(snapshot, rejected, this.timeSource.instant());
+            this.slowStart.calibrated(now);
+        });
     }
 
     /**

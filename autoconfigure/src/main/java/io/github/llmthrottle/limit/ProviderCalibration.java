@@ -31,6 +31,12 @@ import org.jspecify.annotations.Nullable;
  * restrictive of its separate limits and would only double-charge.
  *
  * <p>
+ * The same headers tell the burst the provider can take ({@link BurstCapacity}): when its
+ * bucket holds less than a minute's worth, the local buckets are capped at that burst, so
+ * that a full local bucket (at start-up, after a quiet spell) never sends more at once
+ * than the provider accepts.
+ *
+ * <p>
  * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
 final class ProviderCalibration {
@@ -51,6 +57,8 @@ final class ProviderCalibration {
 
     private @Nullable RateLimitSnapshot lastSnapshot;
 
+    private final BurstCapacity burst = new BurstCapacity();
+
     /** Sets up {@code buckets} with the configured limits. */
     ProviderCalibration(ModelLimits configured, BucketSet buckets) {
         this.configured = configured;
@@ -67,6 +75,7 @@ final class ProviderCalibration {
     void configure(ModelLimits limits) {
         this.configured = limits;
         this.serverLimits.clear();
+        this.burst.forget();
         applyLimits();
     }
 
@@ -113,6 +122,12 @@ final class ProviderCalibration {
         if (combinedOnly) {
             serverLimit(Dimension.TOKENS, snapshot.tokensLimit());
         }
+        learnBurst(Dimension.REQUESTS, snapshot.requestsRemaining(), snapshot.requestsReset(), snapshot);
+        learnBurst(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), snapshot.inputTokensReset(), snapshot);
+        learnBurst(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), snapshot.outputTokensReset(), snapshot);
+        if (combinedOnly) {
+            learnBurst(Dimension.TOKENS, snapshot.tokensRemaining(), snapshot.tokensReset(), snapshot);
+        }
         applyLimits();
         // The time since the provider answered, on the wall clock its date was read from.
         long elapsed = Math.max(0, Nanos.between(snapshot.observedAt(), now));
@@ -130,9 +145,29 @@ final class ProviderCalibration {
         }
     }
 
+    private void learnBurst(Dimension dimension, @Nullable Long remaining, @Nullable Instant reset,
+            RateLimitSnapshot snapshot) {
+        // the provider's bucket refills at the rate it reports
+        Long limit = this.serverLimits.get(dimension);
+        this.burst.learn(dimension, (limit != null) ? limit : effectiveLimit(dimension), remaining, reset,
+                snapshot.observedAt());
+    }
+
+    /**
+     * The burst the provider can take in one dimension, learned from its headers, when it
+     * is less than a minute's worth of the limit in force.
+     */
+    @Nullable Long burst(Dimension dimension) {
+        return this.burst.of(dimension, effectiveLimit(dimension));
+    }
+
     private void applyLimits() {
         for (Dimension dimension : Dimension.values()) {
-            this.buckets.limit(dimension, effectiveLimit(dimension));
+            Long limit = effectiveLimit(dimension);
+            this.buckets.limit(dimension, limit);
+            if (limit != null) {
+                this.buckets.burst(dimension, this.burst.of(dimension, limit));
+            }
         }
     }
 

@@ -55,4 +55,22 @@ public interface TokenBucket {
      */
     void reconfigure(long limitPerMinute);
 
+    /**
+     * The most the bucket holds at once: its capacity, unless {@link #limitBurst(long)}
+     * lowered it to the burst the provider can take.
+     * @return the burst capacity
+     */
+    default long burstCapacity() {
+        return capacity();
+    }
+
+    /**
+     * Caps what the bucket holds at once below a minute's worth, the refill rate staying
+     * the per-minute limit: for a provider that enforces its per-minute limit over a
+     * shorter interval. A store that cannot do this ignores it (the default).
+     * @param burst the most the bucket may hold, {@link #capacity()} for no cap
+     */
+    default void limitBurst(long burst) {
+    }
+
 }

@@ -86,10 +86,11 @@ final class WaitEstimate {
         }
         // Bucket4j knows the fractions of a token refilled so far; beyond one bucket's
         // worth, each further token takes one minute / limit.
-        long capacity = bucket.capacity();
-        long wait = bucket.nanosToWaitFor(Math.min(needed, capacity));
-        if (needed > capacity) {
-            double beyond = Math.ceil((double) (needed - capacity) * MINUTE_NANOS / capacity);
+        long perMinute = bucket.capacity();
+        long burst = bucket.burstCapacity();
+        long wait = bucket.nanosToWaitFor(Math.min(needed, burst));
+        if (needed > burst) {
+            double beyond = Math.ceil((double) (needed - burst) * MINUTE_NANOS / perMinute);
             wait = (beyond >= Long.MAX_VALUE) ? Long.MAX_VALUE - 1 : Nanos.saturatedAdd(wait, (long) beyond);
         }
         return Math.min(wait, Long.MAX_VALUE - 1);

@@ -76,6 +76,36 @@ class LlmThrottleEndpointWebTests {
     }
 
     @Test
+    void endpointShowsWhatIsLeftOfEachTokenQuotaAndEveryModelsConcurrencyLimit() {
+        try (ObservedApplication app = ObservedApplication.start(
+                "llm.throttle.clients.anthropic.models." + OPUS + ".tokens-per-day=1000000",
+                "llm.throttle.tenants.overrides.acme.tokens-per-month=500000")) {
+            app.call(OPUS);
+            JsonNode root = app.json("/llmthrottle");
+            JsonNode quotas = root.path("quotas");
+            assertThat(quotas.size()).isEqualTo(2);
+            JsonNode model = quotas.get(0);
+            assertThat(model.path("scope").asString()).isEqualTo("model");
+            assertThat(model.path("client").asString()).isEqualTo("anthropic");
+            assertThat(model.path("model").asString()).isEqualTo(OPUS);
+            assertThat(model.path("window").asString()).isEqualTo("day");
+            assertThat(model.path("limit").asLong()).isEqualTo(1_000_000);
+            assertThat(model.path("used").asLong()).isPositive();
+            assertThat(model.path("remaining").asLong()).isEqualTo(1_000_000 - model.path("used").asLong());
+            assertThat(model.path("resetsAt").asString()).endsWith("T00:00:00Z");
+            JsonNode tenant = quotas.get(1);
+            assertThat(tenant.path("scope").asString()).isEqualTo("tenant");
+            assertThat(tenant.path("tenant").asString()).isEqualTo("acme");
+            assertThat(tenant.path("window").asString()).isEqualTo("month");
+            assertThat(tenant.path("remaining").asLong()).isEqualTo(500_000);
+            // a model without max-concurrency has an adaptive limit too
+            assertThat(
+                    root.path("clients").path("anthropic").path("models").path(SONNET).path("concurrencyLimit").asInt())
+                .isEqualTo(20);
+        }
+    }
+
+    @Test
     void unknownClientOrModelIsNotFound() {
         try (ObservedApplication app = ObservedApplication.start()) {
             assertThat(app.get("/llmthrottle/nobody/" + OPUS).statusCode()).isEqualTo(404);

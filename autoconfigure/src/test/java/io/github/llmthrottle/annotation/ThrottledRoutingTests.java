@@ -12,6 +12,7 @@ import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.Throttled;
+import io.github.llmthrottle.TokenQuotaExceededException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
@@ -94,6 +95,19 @@ class ThrottledRoutingTests {
                 .satisfies((fallback) -> assertThat(fallback).startsWith(OPUS + "->" + SONNET + ":")
                     .contains(RetriesExhaustedException.class.getSimpleName()));
         });
+    }
+
+    @Test
+    void whenOpusHasUsedItsDailyTokenQuotaTheAnswerComesFromSonnetWithoutCallingOpus() {
+        this.runner.withPropertyValues("llm.throttle.clients.anthropic.models." + OPUS + ".tokens-per-day=10")
+            .run((context) -> {
+                Answer answer = answers(context).answer(new Question("acme", "Hello"));
+                assertThat(answer.model()).isEqualTo(SONNET);
+                assertThat(this.simulator.stats(OPUS).attempts()).isZero();
+                assertThat(observer(context).fallbacks).singleElement()
+                    .satisfies((fallback) -> assertThat(fallback).startsWith(OPUS + "->" + SONNET + ":")
+                        .contains(TokenQuotaExceededException.class.getSimpleName()));
+            });
     }
 
     @Test

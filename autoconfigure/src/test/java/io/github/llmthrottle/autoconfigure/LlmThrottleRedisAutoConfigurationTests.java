@@ -6,12 +6,16 @@ import java.util.UUID;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.TokenQuotaExceededException;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.limit.QuotaStore;
 import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.limit.RedisQuotaStore;
+import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.limit.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -28,6 +32,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link LlmThrottleRedisAutoConfiguration} with Spring Boot's Redis auto-configuration,
@@ -68,6 +73,24 @@ class LlmThrottleRedisAutoConfigurationTests {
             acquire(context);
             assertThat(keys()).containsExactly(this.prefix + ":anthropic:opus:requests");
         });
+    }
+
+    @Test
+    void storeRedisSharesTheTokenQuotasToo() {
+        this.runner
+            .withPropertyValues("llm.throttle.store=redis",
+                    "llm.throttle.clients.anthropic.models.opus.tokens-per-day=1000")
+            .run((first) -> this.runner
+                .withPropertyValues("llm.throttle.store=redis",
+                        "llm.throttle.clients.anthropic.models.opus.tokens-per-day=1000")
+                .run((second) -> {
+                    assertThat(first.getBean(QuotaStore.class)).isInstanceOf(RedisQuotaStore.class);
+                    first.getBean(TokenQuotas.class).reserve("anthropic", "opus", null, 600);
+                    assertThatExceptionOfType(TokenQuotaExceededException.class)
+                        .isThrownBy(() -> second.getBean(TokenQuotas.class).reserve("anthropic", "opus", null, 600));
+                    assertThat(keys())
+                        .anyMatch((key) -> key.startsWith(this.prefix + ":{quota}:model:anthropic:opus:day:"));
+                }));
     }
 
     @Test

@@ -12,8 +12,13 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.ConcurrencyLimits;
+import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.QuotaSettings;
 import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.limit.SlowStartSettings;
+import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.Jitter;
 import io.github.llmthrottle.retry.RetrySettings;
@@ -35,6 +40,43 @@ class ThrottleSettingsMapperTests {
             assertThat(client("a", dialect)).isEqualTo(ClientSettings.defaults("a", dialect, dialect.defaultBaseUrl()));
         }
         assertThat(client("a", ProviderDialect.ANTHROPIC).retry()).isEqualTo(RetrySettings.DEFAULTS);
+    }
+
+    @Test
+    void concurrencyAndSlowStartAreMappedAndChecked() {
+        this.properties.getConcurrency().setInitial(5);
+        this.properties.getConcurrency().setMax(50);
+        this.properties.getSlowStart().setEnabled(false);
+        this.properties.getSlowStart().setIdle(Duration.ofMinutes(5));
+        assertThat(map().limiter()).isEqualTo(
+                new LimiterOptions(new ConcurrencyLimits(5, 50), new SlowStartSettings(false, Duration.ofMinutes(5))));
+        this.properties.getConcurrency().setInitial(0);
+        assertInvalid(this::map, "llm.throttle.concurrency.initial", "must be at least 1");
+        this.properties.getConcurrency().setInitial(5);
+        this.properties.getSlowStart().setIdle(Duration.ZERO);
+        assertInvalid(this::map, "llm.throttle.slow-start.idle", "must be positive");
+    }
+
+    @Test
+    void tokenQuotasOfModelsClientsAndTenantsAreMappedAndChecked() {
+        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        client.setTokensPerMonth(1_000_000L);
+        Model opus = new Model();
+        opus.setTokensPerDay(10_000L);
+        client.getModels().put("opus", opus);
+        client.getDefaultLimits().setTokensPerDay(500L);
+        this.properties.getTenants().getDefault().setTokensPerDay(2_000L);
+        TenantLimits acme = new TenantLimits();
+        acme.setTokensPerMonth(9_000L);
+        this.properties.getTenants().getOverrides().put("acme", acme);
+        QuotaSettings quotas = map().quotas();
+        assertThat(quotas.model("a", "opus")).isEqualTo(new TokenQuota(10_000L, null));
+        assertThat(quotas.model("a", "haiku")).isEqualTo(new TokenQuota(500L, null));
+        assertThat(quotas.client("a")).isEqualTo(new TokenQuota(null, 1_000_000L));
+        assertThat(quotas.tenant("acme")).isEqualTo(new TokenQuota(2_000L, 9_000L));
+        assertThat(quotas.tenant("other")).isEqualTo(new TokenQuota(2_000L, null));
+        opus.setTokensPerDay(0L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.tokens-per-day", "must be positive");
     }
 
     @Test

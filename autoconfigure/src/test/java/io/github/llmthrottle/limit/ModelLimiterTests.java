@@ -240,7 +240,7 @@ class ModelLimiterTests {
     void serverRemainingNeverRaisesTheBucket() throws Exception {
         ModelLimiter limiter = limiter(limits(50L, null, null));
         for (int i = 0; i < 40; i++) {
-            limiter.acquire(request(0, 0));
+            limiter.acquire(request(0, 0)).release(Permit.Outcome.IGNORED);
         }
         limiter.calibrate(anthropic(50L, 49L, null, null, null, null, this.clock.instant()));
         assertThat(limiter.state().available().requests()).isEqualTo(10);
@@ -371,7 +371,9 @@ class ModelLimiterTests {
     @Test
     void concurrencyLimitStartsAtTwentyAtMost() {
         assertThat(limiter(new ModelLimits(null, null, null, 100)).state().concurrencyLimit()).isEqualTo(20);
-        assertThat(limiter(ModelLimits.UNLIMITED).state().concurrencyLimit()).isNull();
+        assertThat(limiter(new ModelLimits(null, null, null, 5)).state().concurrencyLimit()).isEqualTo(5);
+        // every model has an adaptive limit, max-concurrency or not
+        assertThat(limiter(ModelLimits.UNLIMITED).state().concurrencyLimit()).isEqualTo(20);
     }
 
     @Test

@@ -57,7 +57,8 @@ class ThrottleMetricsTests {
             .gauge()
             .value()).isEqualTo(60);
         assertThat(this.registry.get("llm.concurrency.limit").tags("model", "opus").gauge().value()).isEqualTo(4);
-        assertThat(this.registry.get("llm.concurrency.limit").tags("model", "sonnet").gauge().value()).isNaN();
+        // without max-concurrency the adaptive limit starts at its default initial value
+        assertThat(this.registry.get("llm.concurrency.limit").tags("model", "sonnet").gauge().value()).isEqualTo(20);
         assertThat(this.registry.get("llm.rejections").tags("model", "opus").counters())
             .hasSize(RejectionReason.values().length);
         assertThat(this.registry.get("llm.fallbacks").tags("from", "opus", "to", "sonnet").counter().count()).isZero();

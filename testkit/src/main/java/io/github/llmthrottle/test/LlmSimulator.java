@@ -132,7 +132,7 @@ public final class LlmSimulator implements AutoCloseable {
         this.clock = config.clock;
         TimeMeter meter = (config.clock == Builder.SYSTEM_CLOCK) ? TimeMeter.SYSTEM_NANOTIME
                 : new ClockTimeMeter(config.clock);
-        this.limiter = new RateLimiter(meter, this::limitsFor);
+        this.limiter = new RateLimiter(meter, this::limitsFor, config.bucketWindow);
         this.defaultLimits = config.defaultLimits;
         this.baseLatency = config.baseLatency;
         this.perTokenLatency = config.perTokenLatency;
@@ -634,7 +634,7 @@ public final class LlmSimulator implements AutoCloseable {
     private record Config(int port, Map<String, ModelLimits> limits, ModelLimits defaultLimits, Duration baseLatency,
             Duration perTokenLatency, OutputTokens outputTokens, Map<String, RandomFaults> randomFaults,
             Map<String, ConcurrencyLimit> concurrencyLimits, long seed, Clock clock, Set<String> apiKeys,
-            boolean requireApiKey, int tokensPerEvent, boolean roundRemaining, int threads) {
+            boolean requireApiKey, int tokensPerEvent, boolean roundRemaining, int threads, Duration bucketWindow) {
     }
 
     private static final class ClockTimeMeter implements TimeMeter {
@@ -712,6 +712,8 @@ public final class LlmSimulator implements AutoCloseable {
         private boolean roundRemaining = true;
 
         private int threads = 200;
+
+        private Duration bucketWindow = Duration.ofMinutes(1);
 
         private Builder() {
         }
@@ -904,6 +906,29 @@ public final class LlmSimulator implements AutoCloseable {
         }
 
         /**
+         * Makes every bucket hold {@code window}'s worth of its per-minute limit instead
+         * of a whole minute's (the default), refilling at the same rate: a provider that
+         * enforces its per-minute limit over a shorter interval, as Anthropic says it may
+         * ("60 requests per minute may be enforced as 1 request per second"). With a 20 s
+         * window, a model limited to 60,000 input tokens a minute takes at most 20,000 at
+         * once and refills 1,000 a second; a request needing more than 20,000 is refused
+         * without {@code retry-after}. The headers report the per-minute limit as
+         * {@code -limit}, what the bucket holds as {@code -remaining}, and the time it is
+         * full again as {@code -reset}, as the providers do.
+         * @param window how much of the limit a bucket holds, between 1 ms and one minute
+         * @return this builder
+         */
+        public Builder bucketWindow(Duration window) {
+            Objects.requireNonNull(window, "window");
+            if (window.toMillis() < 1 || window.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException(
+                        "The bucket window must be between 1 ms and one minute, was " + window);
+            }
+            this.bucketWindow = window;
+            return this;
+        }
+
+        /**
          * Starts a simulator with this configuration.
          * @return the running simulator
          * @throws UncheckedIOException if the port cannot be bound
@@ -913,7 +938,8 @@ public final class LlmSimulator implements AutoCloseable {
                     this.defaultLimits, this.baseLatency, this.perTokenLatency, this.outputTokens,
                     Collections.unmodifiableMap(new LinkedHashMap<>(this.randomFaults)),
                     Collections.unmodifiableMap(new LinkedHashMap<>(this.concurrencyLimits)), this.seed, this.clock,
-                    this.apiKeys, this.requireApiKey, this.tokensPerEvent, this.roundRemaining, this.threads);
+                    this.apiKeys, this.requireApiKey, this.tokensPerEvent, this.roundRemaining, this.threads,
+                    this.bucketWindow);
             try {
                 return new LlmSimulator(config);
             }

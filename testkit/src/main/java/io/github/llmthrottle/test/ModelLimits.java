@@ -3,9 +3,10 @@ package io.github.llmthrottle.test;
 /**
  * The per-minute limits the simulator enforces for one model and one API key. Each limit
  * is a token bucket holding one minute's worth ({@code capacity = limit}) that refills
- * continuously at {@code limit / 60} per second, as Anthropic documents. A value of
- * {@code 0} means "no limit" for that dimension: no bucket, and no rate-limit headers for
- * it.
+ * continuously at {@code limit / 60} per second, as Anthropic documents; with
+ * {@link LlmSimulator.Builder#bucketWindow(java.time.Duration)} the buckets hold a
+ * shorter window's worth instead, refilling at the same rate. A value of {@code 0} means
+ * "no limit" for that dimension: no bucket, and no rate-limit headers for it.
  * <p>
  * The Anthropic dialect enforces {@link #requestsPerMinute()},
  * {@link #inputTokensPerMinute()} (debited by the input estimate) and

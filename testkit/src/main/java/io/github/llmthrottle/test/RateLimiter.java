@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.EstimationProbe;
@@ -16,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The simulator's buckets: per API key and model, one continuously refilling Bucket4j
- * bucket per limited dimension (capacity = limit, greedy refill of limit per minute).
+ * bucket per limited dimension (greedy refill of limit per minute; capacity = limit, or
+ * the limit's worth of a shorter bucket window: {@code limit × window / 1 min}).
  * Admission is all or nothing across the dimensions of a request, under a
  * per-key-and-model lock that is never held while a response is produced.
  */
@@ -46,11 +48,21 @@ final class RateLimiter {
 
     private final Function<String, ModelLimits> limits;
 
+    private final Duration window;
+
     private final ConcurrentHashMap<Key, Buckets> buckets = new ConcurrentHashMap<>();
 
     RateLimiter(TimeMeter meter, Function<String, ModelLimits> limits) {
+        this(meter, limits, Duration.ofMinutes(1));
+    }
+
+    /**
+     * Buckets that hold {@code window}'s worth of each per-minute limit.
+     */
+    RateLimiter(TimeMeter meter, Function<String, ModelLimits> limits, Duration window) {
         this.meter = meter;
         this.limits = limits;
+        this.window = window;
     }
 
     /**
@@ -71,7 +83,7 @@ final class RateLimiter {
                     continue;
                 }
                 long limit = b.limit(d);
-                if (n > limit) {
+                if (n > b.capacity(d)) {
                     return new Rejection(d, limit, bucket.getAvailableTokens(), n, Long.MAX_VALUE, true);
                 }
                 EstimationProbe probe = bucket.estimateAbilityToConsume(n);
@@ -146,7 +158,7 @@ final class RateLimiter {
                 if (bucket != null) {
                     long limit = b.limit(d);
                     long available = bucket.getAvailableTokens();
-                    long missing = Math.max(0, limit - available);
+                    long missing = Math.max(0, b.capacity(d) - available);
                     long nanosToFull = (long) Math.ceil((double) missing * NANOS_PER_MINUTE / limit);
                     result.put(d, new Level(limit, available, nanosToFull));
                 }
@@ -164,7 +176,7 @@ final class RateLimiter {
     }
 
     private Buckets buckets(Key key) {
-        return this.buckets.computeIfAbsent(key, (k) -> new Buckets(this.meter));
+        return this.buckets.computeIfAbsent(key, (k) -> new Buckets(this.meter, this.window));
     }
 
     private static final class Buckets {
@@ -173,12 +185,15 @@ final class RateLimiter {
 
         private final TimeMeter meter;
 
+        private final Duration window;
+
         private ModelLimits limits = ModelLimits.unlimited();
 
         private final @Nullable Bucket[] byDimension = new Bucket[Dimension.values().length];
 
-        Buckets(TimeMeter meter) {
+        Buckets(TimeMeter meter, Duration window) {
             this.meter = meter;
+            this.window = window;
         }
 
         @Nullable Bucket get(Dimension d) {
@@ -187,6 +202,13 @@ final class RateLimiter {
 
         long limit(Dimension d) {
             return limitOf(this.limits, d);
+        }
+
+        /**
+         * What the bucket of a dimension holds at most: the window's worth of its limit.
+         */
+        long capacity(Dimension d) {
+            return capacityOf(limit(d), this.window);
         }
 
         /**
@@ -204,17 +226,34 @@ final class RateLimiter {
                 }
                 else if (current == null) {
                     this.byDimension[d.ordinal()] = Bucket.builder()
-                        .addLimit((l) -> l.capacity(limit).refillGreedy(limit, Duration.ofMinutes(1)))
+                        .addLimit(bandwidth(limit, this.window))
                         .withCustomTimePrecision(this.meter)
                         .build();
                 }
                 else if (limit != limitOf(this.limits, d)) {
-                    current.replaceConfiguration(BucketConfiguration.builder()
-                        .addLimit((l) -> l.capacity(limit).refillGreedy(limit, Duration.ofMinutes(1)))
-                        .build(), TokensInheritanceStrategy.AS_IS);
+                    current.replaceConfiguration(
+                            BucketConfiguration.builder().addLimit(bandwidth(limit, this.window)).build(),
+                            TokensInheritanceStrategy.AS_IS);
                 }
             }
             this.limits = wanted;
+        }
+
+        /**
+         * Refills {@code limit} a minute, holding at most the window's worth: the same
+         * rate expressed over the window.
+         */
+        private static Bandwidth bandwidth(long limit, Duration window) {
+            long capacity = capacityOf(limit, window);
+            if (capacity >= limit) {
+                return Bandwidth.builder().capacity(limit).refillGreedy(limit, Duration.ofMinutes(1)).build();
+            }
+            long nanos = Math.max(1, (long) ((double) NANOS_PER_MINUTE * capacity / limit));
+            return Bandwidth.builder().capacity(capacity).refillGreedy(capacity, Duration.ofNanos(nanos)).build();
+        }
+
+        private static long capacityOf(long limit, Duration window) {
+            return Math.max(1, (long) Math.floor((double) limit * window.toNanos() / NANOS_PER_MINUTE));
         }
 
         private static long limitOf(ModelLimits limits, Dimension d) {

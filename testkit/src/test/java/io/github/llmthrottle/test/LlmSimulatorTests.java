@@ -20,6 +20,7 @@ import static io.github.llmthrottle.test.SimClient.openAi;
 import static io.github.llmthrottle.test.SimClient.post;
 import static io.github.llmthrottle.test.SimClient.textOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -109,6 +110,45 @@ class LlmSimulatorTests {
         assertThat(header(rejected, "retry-after")).isEqualTo("6");
         assertThat(json(rejected).at("/error/message").stringValue()).contains("output tokens per minute");
         assertThat(this.simulator.levels("", OPUS).outputTokens()).isEqualTo(800);
+    }
+
+    @Test
+    void aBucketWindowMakesBucketsHoldThatMuchOfTheLimit() {
+        start(LlmSimulator.builder().model(OPUS, ModelLimits.of(60, 0, 0)).bucketWindow(Duration.ofSeconds(20)));
+        for (int i = 0; i < 20; i++) {
+            assertThat(anthropic(this.simulator, messages(OPUS, 10, "hi")).statusCode()).isEqualTo(200);
+        }
+        HttpResponse<String> rejected = anthropic(this.simulator, messages(OPUS, 10, "hi"));
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(header(rejected, "retry-after")).isEqualTo("1");
+        assertThat(header(rejected, "anthropic-ratelimit-requests-limit")).isEqualTo("60");
+        assertThat(header(rejected, "anthropic-ratelimit-requests-remaining")).isEqualTo("0");
+        // full again in 20 s, refilling at the per-minute rate
+        assertThat(header(rejected, "anthropic-ratelimit-requests-reset")).isEqualTo("2023-09-29T16:26:57Z");
+        this.clock.advance(Duration.ofSeconds(1));
+        assertThat(anthropic(this.simulator, messages(OPUS, 10, "hi")).statusCode()).isEqualTo(200);
+        this.clock.advance(Duration.ofMinutes(1));
+        HttpResponse<String> later = anthropic(this.simulator, messages(OPUS, 10, "hi"));
+        assertThat(header(later, "anthropic-ratelimit-requests-remaining")).isEqualTo("19");
+    }
+
+    @Test
+    void aRequestLargerThanTheBucketWindowIsRefusedWithoutRetryAfter() {
+        start(LlmSimulator.builder()
+            .model(OPUS, ModelLimits.of(0, 6_000, 0))
+            .bucketWindow(Duration.ofSeconds(20))
+            .roundRemainingTokens(false));
+        HttpResponse<String> rejected = anthropic(this.simulator, messages(OPUS, 10, textOf(2_500)));
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(header(rejected, "retry-after")).isNull();
+        assertThat(anthropic(this.simulator, messages(OPUS, 10, textOf(1_900))).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aBucketWindowOutsideOneMillisecondToOneMinuteIsRefused() {
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> LlmSimulator.builder().bucketWindow(Duration.ofMinutes(2)));
+        assertThatIllegalArgumentException().isThrownBy(() -> LlmSimulator.builder().bucketWindow(Duration.ZERO));
     }
 
     @Test

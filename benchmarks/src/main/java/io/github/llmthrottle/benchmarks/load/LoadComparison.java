@@ -32,9 +32,13 @@ import org.springframework.web.client.RestClient;
  * bounded: the load lasts {@code --seconds}, and calls still running
  * {@link LoadScenario#deadline()} later count as failed. <pre>
  * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.load.LoadComparison \
- *     [--scenario steady|shifting] [--seconds 20] [--rate CALLS_PER_SECOND] [--only SUBSTRING[,SUBSTRING...]]
+ *     [--scenario steady|shifting|burst] [--seconds 20] [--rate CALLS_PER_SECOND] [--bucket-window SECONDS] \
+ *     [--only SUBSTRING[,SUBSTRING...]]
  * </pre> {@code steady} (the default) is {@link LoadScenario#twiceTheLimit(Duration)},
- * {@code shifting} is {@link LoadScenario#shiftingPrompts(Duration)}.
+ * {@code shifting} is {@link LoadScenario#shiftingPrompts(Duration)}, {@code burst} is
+ * {@link LoadScenario#startUpBurst(Duration)} with buckets of 20 s ({@code --seconds}
+ * does not apply to it); {@code --bucket-window} makes the simulator's buckets hold that
+ * many seconds of each limit (60 for a whole minute).
  */
 public final class LoadComparison {
 
@@ -59,6 +63,7 @@ public final class LoadComparison {
     public static List<ContenderResult> compare(String[] args, Function<LoadScenario, List<ContenderSpec>> contenders)
             throws InterruptedException {
         Duration duration = Duration.ofSeconds(20);
+        Duration window = null;
         Double rate = null;
         List<String> only = List.of();
         String scenarioName = "steady";
@@ -68,16 +73,22 @@ public final class LoadComparison {
                 case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(args[++i]));
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--only" -> only = List.of(args[++i].toLowerCase(Locale.ROOT).split(","));
+                case "--bucket-window" -> window = Duration.ofSeconds(Long.parseLong(args[++i]));
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]
-                        + "; use --scenario steady|shifting, --seconds N, --rate R, --only a,b");
+                        + "; use --scenario steady|shifting|burst, --seconds N, --rate R, --bucket-window S, "
+                        + "--only a,b");
             }
         }
         LoadScenario scenario = switch (scenarioName) {
             case "steady" -> LoadScenario.twiceTheLimit(duration);
             case "shifting" -> LoadScenario.shiftingPrompts(duration);
+            case "burst" -> LoadScenario.startUpBurst(Duration.ofSeconds(20));
             default -> throw new IllegalArgumentException(
-                    "Unknown scenario " + scenarioName + "; use --scenario steady or --scenario shifting");
+                    "Unknown scenario " + scenarioName + "; use --scenario steady, shifting or burst");
         };
+        if (window != null) {
+            scenario = scenario.withBucketWindow(window);
+        }
         if (rate != null) {
             scenario = scenario.withCallsPerSecond(rate);
         }
@@ -110,16 +121,20 @@ public final class LoadComparison {
                                 + "%.0f on average over the run",
                         scenario.earlierInputTokens(), scenario.laterInputTokens(), scenario.averageInputTokens())
                 : "prompts of 50-350 input tokens (200 on average)";
+        String window = scenario.bucketWindow().equals(Duration.ofMinutes(1)) ? "a minute"
+                : scenario.bucketWindow().toSeconds() + " s";
+        String burst = (scenario.burst() > 0) ? scenario.burst() + " calls at once, then " : "";
         return String.format(Locale.ROOT,
-                "Scenario: Anthropic dialect, %s with RPM %,d, ITPM %,d, OTPM %,d; latency %d ms; %s, "
-                        + "max_tokens %d, %d output tokens; the provider admits "
-                        + "%.2f calls/s on average; offered %.1f calls/s for %d s (%d calls, a thread each)%s. "
+                "Scenario: Anthropic dialect, %s with RPM %,d, ITPM %,d, OTPM %,d, buckets holding %s of each; "
+                        + "latency %d ms; %s, max_tokens %d, %d output tokens; the provider admits "
+                        + "%.2f calls/s on average; offered %s%.1f calls/s for %.1f s (%d calls, a thread each)%s. "
                         + "JDK %s, %d CPUs.",
                 scenario.model(), scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
-                scenario.outputTokensPerMinute(), scenario.latency().toMillis(), prompts, scenario.maxTokens(),
-                scenario.outputTokens(), scenario.bindingCallsPerSecond(), scenario.callsPerSecond(),
-                scenario.duration().toSeconds(), scenario.calls(), scenario.drain() ? "; buckets drained first" : "",
-                Runtime.version(), Runtime.getRuntime().availableProcessors());
+                scenario.outputTokensPerMinute(), window, scenario.latency().toMillis(), prompts, scenario.maxTokens(),
+                scenario.outputTokens(), scenario.bindingCallsPerSecond(), burst, scenario.callsPerSecond(),
+                scenario.duration().toMillis() / 1000.0, scenario.calls(),
+                scenario.drain() ? "; buckets drained first" : "; buckets full at the start", Runtime.version(),
+                Runtime.getRuntime().availableProcessors());
     }
 
     /**
@@ -136,6 +151,7 @@ public final class LoadComparison {
                             scenario.outputTokensPerMinute()))
             .latency(scenario.latency(), Duration.ZERO)
             .outputTokens(scenario.outputTokens())
+            .bucketWindow(scenario.bucketWindow())
             .start(); Contender contender = spec.factory().create(simulator.baseUrl(), scenario)) {
             if (scenario.drain()) {
                 drain(scenario, simulator, contender);
@@ -174,7 +190,10 @@ public final class LoadComparison {
         AtomicLong lastEnd = new AtomicLong(startNanos);
         try {
             for (int i = 0; i < calls; i++) {
-                long due = startNanos + i * intervalNanos;
+                // the burst all at once, then one call every interval
+                int burst = scenario.burst();
+                long slot = (i < burst) ? 0 : i - burst + ((burst > 0) ? 1 : 0);
+                long due = startNanos + slot * intervalNanos;
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
                 String prompt = scenario.prompt(i);
                 pool.execute(() -> {

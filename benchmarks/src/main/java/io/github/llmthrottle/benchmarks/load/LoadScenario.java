@@ -29,10 +29,14 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
  * the run measures the steady refill rather than a minute's worth of stored burst
  * @param deadline how long to wait for the last calls after the load ends; calls still
  * running then count as failed
+ * @param bucketWindow how much of each per-minute limit the provider's buckets hold (a
+ * minute, or less for a provider that enforces its limit over a shorter interval)
+ * @param burst calls offered all at once when the load starts, before the calls offered
+ * at {@code callsPerSecond}
  */
 public record LoadScenario(String model, long requestsPerMinute, long inputTokensPerMinute, long outputTokensPerMinute,
         Duration latency, int maxTokens, int outputTokens, List<String> prompts, List<String> laterPrompts,
-        double callsPerSecond, Duration duration, boolean drain, Duration deadline) {
+        double callsPerSecond, Duration duration, boolean drain, Duration deadline, Duration bucketWindow, int burst) {
 
     /** The default model. */
     public static final String MODEL = "claude-sonnet-4-5";
@@ -40,6 +44,47 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     public LoadScenario {
         prompts = List.copyOf(prompts);
         laterPrompts = List.copyOf(laterPrompts);
+    }
+
+    /**
+     * A scenario whose provider's buckets hold a whole minute, without a burst at the
+     * start.
+     * @param model the model called
+     * @param requestsPerMinute the provider's RPM
+     * @param inputTokensPerMinute the provider's ITPM
+     * @param outputTokensPerMinute the provider's OTPM
+     * @param latency the provider's time to answer one call
+     * @param maxTokens {@code max_tokens} of every call
+     * @param outputTokens output tokens of every answer
+     * @param prompts the user message of each call
+     * @param laterPrompts the user messages of the second half of the calls
+     * @param callsPerSecond the offered load
+     * @param duration how long the load is offered
+     * @param drain whether the provider's buckets are emptied first
+     * @param deadline how long to wait for the last calls after the load ends
+     */
+    public LoadScenario(String model, long requestsPerMinute, long inputTokensPerMinute, long outputTokensPerMinute,
+            Duration latency, int maxTokens, int outputTokens, List<String> prompts, List<String> laterPrompts,
+            double callsPerSecond, Duration duration, boolean drain, Duration deadline) {
+        this(model, requestsPerMinute, inputTokensPerMinute, outputTokensPerMinute, latency, maxTokens, outputTokens,
+                prompts, laterPrompts, callsPerSecond, duration, drain, deadline, Duration.ofMinutes(1), 0);
+    }
+
+    /**
+     * A start-up burst against a provider whose buckets hold 20 s of each limit (it
+     * enforces its per-minute limits over 20 s): the provider of
+     * {@link #twiceTheLimit(Duration)} (RPM 600, ITPM 60,000, OTPM 60,000, prompts of 200
+     * input tokens on average, so 5 calls a second by ITPM), its buckets full (no drain),
+     * and 256 callers: 128 arrive at once when the load starts, the other 128 at twice
+     * the binding limit (10 calls a second, 12.8 s). The burst needs about 25,600 input
+     * tokens: it fits in a minute's bucket (60,000) but not in 20 s of it (20,000).
+     * @param bucketWindow how much of each limit the provider's buckets hold: 20 s for
+     * the scenario, a minute for the case to compare it with
+     * @return the scenario
+     */
+    public static LoadScenario startUpBurst(Duration bucketWindow) {
+        return new LoadScenario(MODEL, 600, 60_000, 60_000, Duration.ofMillis(50), 64, 50, prompts(200, 45), List.of(),
+                10, Duration.ofMillis(12_800), false, Duration.ofSeconds(120), bucketWindow, 128);
     }
 
     /**
@@ -159,7 +204,7 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
      * @return calls
      */
     public int calls() {
-        return (int) Math.round(this.callsPerSecond * this.duration.toNanos() / 1e9);
+        return this.burst + (int) Math.round(this.callsPerSecond * this.duration.toNanos() / 1e9);
     }
 
     /**
@@ -182,7 +227,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     public LoadScenario withCallsPerSecond(double callsPerSecond) {
         return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
                 this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
-                this.laterPrompts, callsPerSecond, this.duration, this.drain, this.deadline);
+                this.laterPrompts, callsPerSecond, this.duration, this.drain, this.deadline, this.bucketWindow,
+                this.burst);
     }
 
     /**
@@ -193,7 +239,20 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     public LoadScenario withDrain(boolean drain) {
         return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
                 this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
-                this.laterPrompts, this.callsPerSecond, this.duration, drain, this.deadline);
+                this.laterPrompts, this.callsPerSecond, this.duration, drain, this.deadline, this.bucketWindow,
+                this.burst);
+    }
+
+    /**
+     * This scenario with the provider's buckets holding another part of each limit.
+     * @param bucketWindow how much of each per-minute limit a bucket holds
+     * @return the new scenario
+     */
+    public LoadScenario withBucketWindow(Duration bucketWindow) {
+        return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
+                this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
+                this.laterPrompts, this.callsPerSecond, this.duration, this.drain, this.deadline, bucketWindow,
+                this.burst);
     }
 
 }

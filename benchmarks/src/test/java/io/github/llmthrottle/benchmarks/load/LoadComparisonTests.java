@@ -65,6 +65,19 @@ class LoadComparisonTests {
                 .matches("Resilience4j Retry \\+ RateLimiter 2\\.\\d\\d/s \\(hand-tuned to tokens\\)"));
     }
 
+    @Test
+    void theStartUpBurstSends256CallersAtTwiceTheLimitWithABurstBeyondTwentySecondsOfIt() {
+        LoadScenario scenario = LoadScenario.startUpBurst(Duration.ofSeconds(20));
+        assertThat(scenario.calls()).isEqualTo(256);
+        assertThat(scenario.burst()).isEqualTo(128);
+        assertThat(scenario.drain()).isFalse();
+        assertThat(scenario.callsPerSecond() / scenario.bindingCallsPerSecond()).isBetween(1.9, 2.1);
+        double burstTokens = scenario.burst() * scenario.averageInputTokens();
+        assertThat(burstTokens).isGreaterThan(scenario.inputTokensPerMinute() / 3.0)
+            .isLessThan(scenario.inputTokensPerMinute());
+        assertThat(scenario.withBucketWindow(Duration.ofMinutes(1)).bucketWindow()).isEqualTo(Duration.ofMinutes(1));
+    }
+
     private static int tokens(String prompt) {
         return (prompt.length() + 3) / 4;
     }

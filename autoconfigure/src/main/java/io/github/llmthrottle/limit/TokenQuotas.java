@@ -1,0 +1,245 @@
+package io.github.llmthrottle.limit;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.SharedStoreUnavailableException;
+import io.github.llmthrottle.TenantQuotaExceededException;
+import io.github.llmthrottle.TokenQuotaExceededException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The token quotas over long windows of every client, model and tenant
+ * ({@link QuotaSettings}), counted in a {@link QuotaStore}. Before each attempt,
+ * {@link #reserve} takes the attempt's estimate (input tokens plus its
+ * {@code max_tokens}) from every quota that applies to it, all or nothing; the
+ * {@link QuotaReservation} is then corrected to the tokens the attempt used, or given
+ * back. A quota that cannot take the estimate fails the call at once:
+ * {@link TenantQuotaExceededException} for a tenant's quota,
+ * {@link TokenQuotaExceededException} for a model's or a client's, with the time until
+ * the window resets as its retry-after. Windows are calendar days and months in UTC
+ * ({@link QuotaWindow}), read from the wall clock.
+ */
+public final class TokenQuotas {
+
+    /**
+     * Tenants whose quotas the endpoint shows, the least recently used forgotten beyond.
+     */
+    static final int MAX_TRACKED_TENANTS = 100;
+
+    private final QuotaSettings settings;
+
+    private final QuotaStore store;
+
+    private final Clock clock;
+
+    /** Whether no quota is configured: then every reservation is free, at no cost. */
+    private final boolean empty;
+
+    private final ReentrantLock tenantsLock = new ReentrantLock();
+
+    /** Tenants that reserved lately, most recently used last. */
+    private final LinkedHashMap<String, Boolean> tenants = new LinkedHashMap<>(16, 0.75f, true);
+
+    /**
+     * Creates the quotas.
+     * @param settings the quotas of every client, model and tenant
+     * @param store where the counts live
+     * @param clock the wall clock that says which day and month it is
+     */
+    public TokenQuotas(QuotaSettings settings, QuotaStore store, Clock clock) {
+        this.settings = settings;
+        this.store = store;
+        this.clock = clock;
+        this.empty = settings.isEmpty();
+    }
+
+    /**
+     * No quota anywhere: every reservation is free.
+     * @return quotas that never refuse
+     */
+    public static TokenQuotas none() {
+        return new TokenQuotas(QuotaSettings.NONE, new LocalQuotaStore(Clock.systemUTC()), Clock.systemUTC());
+    }
+
+    /**
+     * Whether any quota is configured.
+     * @return {@code false} when reservations never count anything
+     */
+    public boolean isEmpty() {
+        return this.empty;
+    }
+
+    /**
+     * Takes {@code tokens} from every quota of a call, or from none.
+     * @param client the client
+     * @param model the model
+     * @param tenant the tenant, or {@code null}
+     * @param tokens the attempt's estimate: input tokens plus {@code max_tokens}
+     * @return the reservation, to settle to what the attempt used
+     * @throws TenantQuotaExceededException when a quota cannot take it
+     * ({@link TokenQuotaExceededException} for a model's or client's)
+     * @throws SharedStoreUnavailableException when the shared store cannot be reached and
+     * is configured to reject
+     */
+    public QuotaReservation reserve(String client, String model, @Nullable String tenant, long tokens) {
+        if (this.empty) {
+            return QuotaReservation.NONE;
+        }
+        List<Quota> quotas = quotas(client, model, tenant, this.clock.instant());
+        if (quotas.isEmpty()) {
+            return QuotaReservation.NONE;
+        }
+        if (tenant != null && !this.settings.tenant(tenant).isEmpty()) {
+            track(tenant);
+        }
+        List<QuotaStore.Counter> counters = new ArrayList<>(quotas.size());
+        quotas.forEach((quota) -> counters.add(quota.counter()));
+        long amount = Math.max(0, tokens);
+        int exceeded;
+        try {
+            exceeded = this.store.tryAdd(counters, amount);
+        }
+        catch (BucketStoreUnavailableException ex) {
+            throw new SharedStoreUnavailableException(client, model, ex.getRetryAfter(), ex);
+        }
+        if (exceeded >= 0) {
+            throw exceeded(client, model, tenant, quotas.get(exceeded));
+        }
+        return new QuotaReservation(this.store, counters, amount);
+    }
+
+    /**
+     * What is left of every quota of the given clients and their models, and of the
+     * tenants with a quota of their own or seen lately, now.
+     * @param models the models of each client to show
+     * @return one state per quota and window
+     */
+    public List<QuotaState> states(Map<String, ? extends Collection<String>> models) {
+        Instant now = this.clock.instant();
+        List<QuotaState> states = new ArrayList<>();
+        models.forEach((client, names) -> {
+            for (String model : names) {
+                add(states, "model", client, model, null, this.settings.model(client, model), now);
+            }
+            add(states, "client", client, null, null, this.settings.client(client), now);
+        });
+        List<String> tenants = new ArrayList<>(this.settings.tenantOverrides().keySet());
+        this.tenantsLock.lock();
+        try {
+            this.tenants.keySet().stream().filter((tenant) -> !tenants.contains(tenant)).forEach(tenants::add);
+        }
+        finally {
+            this.tenantsLock.unlock();
+        }
+        for (String tenant : tenants) {
+            add(states, "tenant", null, null, tenant, this.settings.tenant(tenant), now);
+        }
+        return states;
+    }
+
+    private void add(List<QuotaState> states, String scope, @Nullable String client, @Nullable String model,
+            @Nullable String tenant, TokenQuota quota, Instant now) {
+        for (QuotaWindow window : QuotaWindow.values()) {
+            Long limit = quota.limit(window);
+            if (limit != null) {
+                QuotaWindow.Period period = window.periodOf(now);
+                long used = this.store.used(key(scope, client, model, tenant, window, period));
+                states.add(new QuotaState(scope, client, model, tenant, window, limit, used, Math.max(0, limit - used),
+                        period.end()));
+            }
+        }
+    }
+
+    private List<Quota> quotas(String client, String model, @Nullable String tenant, Instant now) {
+        List<Quota> quotas = new ArrayList<>(2);
+        collect(quotas, "model", client, model, null, this.settings.model(client, model), now);
+        collect(quotas, "client", client, null, null, this.settings.client(client), now);
+        if (tenant != null) {
+            collect(quotas, "tenant", null, null, tenant, this.settings.tenant(tenant), now);
+        }
+        return quotas;
+    }
+
+    private static void collect(List<Quota> quotas, String scope, @Nullable String client, @Nullable String model,
+            @Nullable String tenant, TokenQuota quota, Instant now) {
+        for (QuotaWindow window : QuotaWindow.values()) {
+            Long limit = quota.limit(window);
+            if (limit != null) {
+                QuotaWindow.Period period = window.periodOf(now);
+                quotas.add(new Quota(scope, client, model, tenant, limit, period,
+                        new QuotaStore.Counter(key(scope, client, model, tenant, window, period), limit, period.end()),
+                        now));
+            }
+        }
+    }
+
+    /** The key of one quota's counter in one window, its names escaped. */
+    static String key(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
+            QuotaWindow window, QuotaWindow.Period period) {
+        String owner = switch (scope) {
+            case "model" -> BucketKeys.model(String.valueOf(client), String.valueOf(model));
+            case "client" -> BucketKeys.escape(String.valueOf(client));
+            default -> BucketKeys.escape(String.valueOf(tenant));
+        };
+        return scope + ":" + owner + ":" + window.tag() + ":" + period.id();
+    }
+
+    private static LlmThrottleException exceeded(String client, String model, @Nullable String tenant, Quota quota) {
+        String limit = String.format(Locale.ROOT, "%,d tokens per %s", quota.limit(), quota.period().window().tag());
+        Duration untilReset = Duration.between(quota.now(), quota.period().end());
+        String resets = limit + ", resetting at " + quota.period().end();
+        if (quota.scope().equals("tenant") && tenant != null) {
+            return new TenantQuotaExceededException(client, model, tenant, resets, untilReset);
+        }
+        String owner = quota.scope().equals("model") ? "model '" + model + "' of client '" + client + "'"
+                : "client '" + client + "'";
+        return new TokenQuotaExceededException(client, model, tenant, owner, resets, untilReset);
+    }
+
+    private void track(String tenant) {
+        this.tenantsLock.lock();
+        try {
+            this.tenants.put(tenant, Boolean.TRUE);
+            if (this.tenants.size() > MAX_TRACKED_TENANTS) {
+                this.tenants.remove(this.tenants.keySet().iterator().next());
+            }
+        }
+        finally {
+            this.tenantsLock.unlock();
+        }
+    }
+
+    /** One quota of one call, in the window in force. */
+    private record Quota(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
+            long limit, QuotaWindow.Period period, QuotaStore.Counter counter, Instant now) {
+    }
+
+    /**
+     * What is left of one quota in the window in force, for the endpoint.
+     *
+     * @param scope {@code model}, {@code client} or {@code tenant}
+     * @param client the client of a model or client quota, else {@code null}
+     * @param model the model of a model quota, else {@code null}
+     * @param tenant the tenant of a tenant quota, else {@code null}
+     * @param window the window
+     * @param limit the quota
+     * @param used the tokens counted in the window so far (reservations of calls in
+     * flight included)
+     * @param remaining what is left
+     * @param resetsAt when the window ends and the count starts again from zero
+     */
+    public record QuotaState(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
+            QuotaWindow window, long limit, long used, long remaining, Instant resetsAt) {
+    }
+
+}

@@ -1,0 +1,213 @@
+package io.github.llmthrottle.limit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.temporal.TemporalAdjusters;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmthrottle.RejectionReason;
+import io.github.llmthrottle.TenantQuotaExceededException;
+import io.github.llmthrottle.TokenQuotaExceededException;
+import io.github.llmthrottle.limit.QuotaSettings.ClientQuotas;
+import io.github.llmthrottle.time.FakeClock;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests of {@link TokenQuotas} in memory, on a fake clock: daily and monthly budgets of a
+ * model, a client and a tenant, exhausted and reset at the UTC boundary.
+ */
+class TokenQuotasTests {
+
+    /**
+     * 22:00 UTC on the last day of this month: two hours before a new day and a new
+     * month, and in the future of a Redis server's own clock, which expires the counters.
+     */
+    static final Instant START = LocalDate.now(ZoneOffset.UTC)
+        .with(TemporalAdjusters.lastDayOfMonth())
+        .atTime(22, 0)
+        .toInstant(ZoneOffset.UTC);
+
+    /** The next midnight UTC, where the day and the month of {@link #START} end. */
+    static final Instant MIDNIGHT = START.plus(Duration.ofHours(2));
+
+    final FakeClock clock = new FakeClock(START);
+
+    QuotaStore store() {
+        return new LocalQuotaStore(this.clock);
+    }
+
+    TokenQuotas quotas(QuotaSettings settings) {
+        return new TokenQuotas(settings, store(), this.clock);
+    }
+
+    static QuotaSettings modelQuota(TokenQuota quota) {
+        return new QuotaSettings(
+                Map.of("anthropic", new ClientQuotas(TokenQuota.NONE, TokenQuota.NONE, Map.of("opus", quota))),
+                TokenQuota.NONE, Map.of());
+    }
+
+    static QuotaSettings tenantQuota(TokenQuota defaults, Map<String, TokenQuota> overrides) {
+        return new QuotaSettings(Map.of(), defaults, overrides);
+    }
+
+    @Test
+    void aModelsDailyBudgetIsExhaustedAndResetsAtMidnightUtc() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, null)));
+        quotas.reserve("anthropic", "opus", null, 600).settle(600);
+        quotas.reserve("anthropic", "opus", null, 400).settle(400);
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 1))
+            .satisfies((ex) -> {
+                assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofHours(2));
+                assertThat(ex.getRejectionReason()).isEqualTo(RejectionReason.TOKEN_QUOTA);
+                assertThat(ex.getClient()).isEqualTo("anthropic");
+                assertThat(ex.getModel()).isEqualTo("opus");
+                assertThat(ex.getMessage()).contains("model 'opus'", "1,000 tokens per day", MIDNIGHT.toString());
+            });
+        // another model of the client has no quota
+        quotas.reserve("anthropic", "sonnet", null, 5_000);
+        this.clock.advance(Duration.ofHours(2));
+        quotas.reserve("anthropic", "opus", null, 1_000);
+    }
+
+    @Test
+    void aTenantsDailyBudgetCountsEveryClientAndModel() {
+        TokenQuotas quotas = quotas(tenantQuota(new TokenQuota(1_000L, null), Map.of()));
+        quotas.reserve("anthropic", "opus", "acme", 700).settle(700);
+        quotas.reserve("openai", "gpt", "acme", 300).settle(300);
+        assertThatExceptionOfType(TenantQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "sonnet", "acme", 10))
+            .satisfies((ex) -> {
+                assertThat(ex).isNotInstanceOf(TokenQuotaExceededException.class);
+                assertThat(ex.getTenant()).isEqualTo("acme");
+                assertThat(ex.getRejectionReason()).isEqualTo(RejectionReason.TENANT_QUOTA);
+                assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofHours(2));
+            });
+        // other tenants, and calls without a tenant, have their own budget or none
+        quotas.reserve("anthropic", "opus", "globex", 1_000);
+        quotas.reserve("anthropic", "opus", null, 50_000);
+        this.clock.advance(Duration.ofHours(2));
+        quotas.reserve("anthropic", "opus", "acme", 1_000);
+    }
+
+    @Test
+    void aTenantOverrideReplacesTheDefault() {
+        TokenQuotas quotas = quotas(tenantQuota(new TokenQuota(1_000L, null),
+                Map.of("acme", new TokenQuota(1_000L, null).overriddenBy(new TokenQuota(5_000L, null)))));
+        quotas.reserve("anthropic", "opus", "acme", 5_000);
+        assertThatExceptionOfType(TenantQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", "other", 1_001));
+    }
+
+    @Test
+    void aMonthlyBudgetResetsOnTheFirstOfTheMonth() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(null, 10_000L)));
+        quotas.reserve("anthropic", "opus", null, 10_000);
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 1))
+            .satisfies((ex) -> assertThat(ex.getMessage()).contains("10,000 tokens per month"));
+        // the next day is the first of a new month
+        this.clock.advance(Duration.ofHours(2));
+        quotas.reserve("anthropic", "opus", null, 10_000);
+    }
+
+    @Test
+    void aClientsBudgetCountsAllItsModels() {
+        TokenQuotas quotas = quotas(new QuotaSettings(
+                Map.of("anthropic", new ClientQuotas(new TokenQuota(1_000L, null), TokenQuota.NONE, Map.of())),
+                TokenQuota.NONE, Map.of()));
+        quotas.reserve("anthropic", "opus", null, 500);
+        quotas.reserve("anthropic", "sonnet", null, 500);
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "haiku", null, 1))
+            .satisfies((ex) -> assertThat(ex.getMessage()).contains("client 'anthropic'"));
+    }
+
+    @Test
+    void aReservationIsSettledToTheTokensUsed() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, null)));
+        QuotaReservation reservation = quotas.reserve("anthropic", "opus", null, 900);
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 200));
+        reservation.settle(300);
+        quotas.reserve("anthropic", "opus", null, 700);
+        assertThat(remaining(quotas)).isZero();
+    }
+
+    @Test
+    void aQuotaThatWouldGoOverTakesNothingFromTheOthers() {
+        TokenQuotas quotas = quotas(
+                new QuotaSettings(Map.of("anthropic", new ClientQuotas(new TokenQuota(10_000L, null), TokenQuota.NONE,
+                        Map.of("opus", new TokenQuota(1_000L, null)))), TokenQuota.NONE, Map.of()));
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 2_000));
+        quotas.reserve("anthropic", "sonnet", null, 10_000);
+    }
+
+    @Test
+    void aPermitSettlesTheQuotaWithTheUsageAndARefusedAttemptCountsNothing() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, null)));
+        RecordingPermit permit = new RecordingPermit();
+        Permit counted = quotas.reserve("anthropic", "opus", null, 600).around(permit);
+        counted.settle(100, 50);
+        counted.release(Permit.Outcome.SUCCESS);
+        assertThat(permit.released).isEqualTo(Permit.Outcome.SUCCESS);
+        assertThat(remaining(quotas)).isEqualTo(850);
+        Permit refused = quotas.reserve("anthropic", "opus", null, 600).around(new RecordingPermit());
+        refused.settle(600, 0);
+        refused.release(Permit.Outcome.DROPPED);
+        assertThat(remaining(quotas)).isEqualTo(850);
+        Permit neverSettled = quotas.reserve("anthropic", "opus", null, 600).around(new RecordingPermit());
+        neverSettled.release(Permit.Outcome.IGNORED);
+        assertThat(remaining(quotas)).isEqualTo(850);
+        Permit noUsage = quotas.reserve("anthropic", "opus", null, 600).around(new RecordingPermit());
+        noUsage.release(Permit.Outcome.SUCCESS);
+        assertThat(remaining(quotas)).isEqualTo(250);
+    }
+
+    @Test
+    void theStatesSayWhatIsLeftAndWhenItResets() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, 20_000L)));
+        quotas.reserve("anthropic", "opus", null, 400);
+        List<TokenQuotas.QuotaState> states = quotas.states(Map.of("anthropic", List.of("opus")));
+        assertThat(states).hasSize(2);
+        assertThat(states.get(0).window()).isEqualTo(QuotaWindow.DAY);
+        assertThat(states.get(0).remaining()).isEqualTo(600);
+        assertThat(states.get(0).resetsAt()).isEqualTo(MIDNIGHT);
+        assertThat(states.get(1).window()).isEqualTo(QuotaWindow.MONTH);
+        assertThat(states.get(1).remaining()).isEqualTo(19_600);
+    }
+
+    @Test
+    void withoutQuotasNothingIsCounted() {
+        TokenQuotas quotas = TokenQuotas.none();
+        assertThat(quotas.isEmpty()).isTrue();
+        quotas.reserve("anthropic", "opus", "acme", Long.MAX_VALUE / 2).settle(1);
+    }
+
+    long remaining(TokenQuotas quotas) {
+        return quotas.states(Map.of("anthropic", List.of("opus"))).get(0).remaining();
+    }
+
+    static final class RecordingPermit implements Permit {
+
+        Permit.Outcome released;
+
+        @Override
+        public void settle(long inputTokens, long outputTokens) {
+        }
+
+        @Override
+        public void release(Outcome outcome) {
+            this.released = outcome;
+        }
+
+    }
+
+}
