@@ -14,9 +14,13 @@ import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
+import io.github.llmthrottle.observation.LlmThrottleAttemptObservationConvention;
+import io.github.llmthrottle.observation.LlmThrottleCallObservationConvention;
+import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.time.TimeSource;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -87,10 +91,14 @@ public final class LlmThrottleAutoConfiguration {
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, TimeSource timeSource,
-            ObjectProvider<ThrottleObserver> observers) {
+            ObjectProvider<ThrottleObserver> observers, ObjectProvider<ObservationRegistry> observationRegistry,
+            ObjectProvider<LlmThrottleCallObservationConvention> callConvention,
+            ObjectProvider<LlmThrottleAttemptObservationConvention> attemptConvention) {
         return LlmThrottleRegistry.create(settings, limiters, tokenEstimator,
                 tenantResolver.getIfAvailable(() -> TenantResolver.NONE), timeSource,
-                new CompositeThrottleObserver(observers.orderedStream().toList()));
+                new CompositeThrottleObserver(observers.orderedStream().toList()),
+                new LlmThrottleObservations(observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP),
+                        callConvention.getIfUnique(), attemptConvention.getIfUnique()));
     }
 
     @Bean
