@@ -177,8 +177,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         if (observed != null) {
             observed.setStatus(status);
             observed.setRequestId(requestId);
-            this.call.observeResponse(requestId);
         }
+        this.call.observeResponse(requestId);
         if (status / 100 == 2) {
             calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
             if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
@@ -378,8 +378,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         LlmThrottleAttemptObservationContext observed = observed();
         if (observed != null) {
             observed.setUsage(usage);
-            this.call.observeUsage(usage);
         }
+        this.call.observeUsage(usage);
         this.call.client.events.onUsage(this.call.client.getName(), this.call.model.name, usage);
         this.call.client.estimator.observe(this.call.model.name, this.call.llmRequest, usage.inputTokens());
     }

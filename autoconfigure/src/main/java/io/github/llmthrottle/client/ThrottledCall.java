@@ -204,6 +204,9 @@ final class ThrottledCall<R extends ProviderResponse> {
     }
 
     private void startObservation() {
+        if (!this.client.observations.isObserving()) {
+            return;
+        }
         Observation observation = this.client.observations
             .call(() -> new LlmThrottleCallObservationContext(this.client.getName(), this.model.name,
                     this.admission.priority(), this.streaming));
@@ -222,11 +225,13 @@ final class ThrottledCall<R extends ProviderResponse> {
      * @return the attempt's observation
      */
     Observation startAttemptObservation(int number, Duration queueWait, long queuedAt) {
-        LlmThrottleCallObservationContext observed = this.observed;
-        if (observed == null) {
+        if (!this.client.observations.isObserving()) {
             return Observation.NOOP;
         }
-        observed.setAttempts(number);
+        LlmThrottleCallObservationContext observed = this.observed;
+        if (observed != null) {
+            observed.setAttempts(number);
+        }
         Duration backOff = (this.lastAttemptEnded >= 0) ? Duration.ofNanos(queuedAt - this.lastAttemptEnded) : null;
         return this.client.observations
             .attempt(() -> new LlmThrottleAttemptObservationContext(this.client.getName(), this.model.name,

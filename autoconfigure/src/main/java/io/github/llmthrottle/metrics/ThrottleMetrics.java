@@ -148,6 +148,8 @@ public final class ThrottleMetrics implements ThrottleObserver {
                 for (ThrottleObserver.CallOutcome outcome : ThrottleObserver.CallOutcome.values()) {
                     callTimer(client.name(), model, outcome.tag(), null);
                 }
+                // so that a rate of 429s (a ratio, an alert) sees the first one too
+                requestTimer(client.name(), model, Classification.Outcome.RATE_LIMITED.metricTag(), "429", null);
                 for (Priority priority : Priority.values()) {
                     queueWait(client.name(), model, priority, null);
                     if (this.slos.length > 0) {
@@ -182,14 +184,15 @@ public final class ThrottleMetrics implements ThrottleObserver {
     public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
         gauges(client, model);
         String statusTag = (status > 0) ? Integer.toString(status) : NONE;
-        String tenant = tenant(client);
-        Timer timer = (Timer) this.meters.computeIfAbsent(
-                new MeterKey(REQUESTS, client, model, outcome.metricTag(), statusTag, tenant),
+        requestTimer(client, model, outcome.metricTag(), statusTag, tenant(client)).record(duration);
+    }
+
+    private Timer requestTimer(String client, String model, String outcome, String status, @Nullable String tenant) {
+        return (Timer) this.meters.computeIfAbsent(new MeterKey(REQUESTS, client, model, outcome, status, tenant),
                 (key) -> Timer.builder(REQUESTS)
                     .description("HTTP attempts to the provider, retries included")
-                    .tags(tags(client, model, tenant, "outcome", outcome.metricTag(), "status", statusTag))
+                    .tags(tags(client, model, tenant, "outcome", outcome, "status", status))
                     .register(this.registry));
-        timer.record(duration);
     }
 
     @Override

@@ -68,7 +68,8 @@ public class LlmThrottleCallObservationContext extends Observation.Context {
     }
 
     /**
-     * How the call ended, as the {@code outcome} tag of {@code llm.calls}.
+     * How the call ended, as the {@code outcome} tag of {@code llm.calls} (a streamed
+     * call whose stream ends with an error event is {@code failed}).
      * @return {@code success}, {@code failed} or {@code rejected}; {@code null} while the
      * call runs
      */

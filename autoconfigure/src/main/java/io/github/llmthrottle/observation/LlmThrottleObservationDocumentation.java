@@ -101,7 +101,8 @@ public enum LlmThrottleObservationDocumentation implements ObservationDocumentat
 
         /**
          * How it ended. A call: {@code success}, {@code failed} or {@code rejected} (as
-         * {@code llm.calls}). An attempt: {@code success}, {@code rate_limited},
+         * {@code llm.calls}, except that a streamed call whose stream ends with an error
+         * event is {@code failed}). An attempt: {@code success}, {@code rate_limited},
          * {@code overloaded}, {@code client_error}, {@code server_error},
          * {@code io_error} (as {@code llm.requests}) or {@code cancelled}.
          * {@code unknown} until it ends, or when it ended with an unexpected exception.

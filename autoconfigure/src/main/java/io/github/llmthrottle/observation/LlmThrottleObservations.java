@@ -54,6 +54,15 @@ public final class LlmThrottleObservations {
     }
 
     /**
+     * Whether anyone listens: {@code false} for {@link #NONE} and for a registry without
+     * handlers, when no observation is worth preparing.
+     * @return whether observations may be made
+     */
+    public boolean isObserving() {
+        return !this.registry.isNoop();
+    }
+
+    /**
      * The observation of a logical call, not started; its parent is the current
      * observation (Spring's {@code http.client.requests} around a {@code RestClient}'s
      * interceptors, for one).

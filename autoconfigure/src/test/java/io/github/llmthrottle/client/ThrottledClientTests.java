@@ -313,7 +313,8 @@ class ThrottledClientTests {
         assertThat(this.attempts).containsExactly("RATE_LIMITED 200");
         assertThat(totals().rateLimited()).isEqualTo(1);
         assertThat(totals().attempts()).isEqualTo(1);
-        assertThat(this.meters.get("llm.requests").tags("outcome", "rate_limited").timer().count()).isEqualTo(1);
+        assertThat(this.meters.get("llm.requests").tags("outcome", "rate_limited", "status", "200").timer().count())
+            .isEqualTo(1);
         assertThat(this.meters.find("llm.requests").tags("outcome", "success").timer()).isNull();
         assertThat(this.signals.of("anthropic", MODEL).last429()).isNotNull();
         assertThat(this.signals.of("anthropic", MODEL).lastSuccess()).isNull();
