@@ -14,10 +14,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time)
- * free of Spring Boot and Spring Web, the packages free of cycles, the wiring in
- * {@code autoconfigure} where nothing else depends on it, and the auto-configuration
- * classes shaped like Spring Boot's own (its build checks the same rules).
+ * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time,
+ * observation) free of Spring Boot and Spring Web, and of meters (Micrometer's
+ * Observation API only), the packages free of cycles, the wiring in {@code autoconfigure}
+ * where nothing else depends on it, and the auto-configuration classes shaped like Spring
+ * Boot's own (its build checks the same rules).
  */
 class ArchitectureTests {
 
@@ -25,11 +26,12 @@ class ArchitectureTests {
      * The core packages: the call pipeline ({@code client}) and what it is made of. They
      * depend on neither Spring Boot nor Spring Web (HTTP types, RestClient), so that
      * every HTTP library is one adapter away; Spring Retry is the retry engine's own
-     * library and allowed.
+     * library and allowed. The {@code observation} package holds the vocabulary of the
+     * pipeline's observations (contexts, conventions), so it is core too.
      */
     private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.client..", "io.github.llmthrottle.limit..",
             "io.github.llmthrottle.retry..", "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..",
-            "io.github.llmthrottle.time.." };
+            "io.github.llmthrottle.time..", "io.github.llmthrottle.observation.." };
 
     /**
      * What the core is built upon by: adapters of HTTP libraries, integrations, wiring.
@@ -53,6 +55,21 @@ class ArchitectureTests {
             .check(CLASSES);
     }
 
+    /**
+     * The core reports through Micrometer's Observation API, which every Spring
+     * application has (spring-context depends on it) and which costs nothing when nobody
+     * listens; meters (micrometer-core, optional) and tracers are for the layers above.
+     */
+    @Test
+    void coreObservesThroughTheObservationApiOnly() {
+        noClasses().that()
+            .resideInAnyPackage(CORE_PACKAGES)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.micrometer.core..", "io.micrometer.tracing..")
+            .check(CLASSES);
+    }
+
     @Test
     void coreDoesNotDependOnAdaptersIntegrationsOrWiring() {
         noClasses().that()
@@ -68,7 +85,7 @@ class ArchitectureTests {
         noClasses().that()
             .resideInAnyPackage("io.github.llmthrottle.limit..", "io.github.llmthrottle.retry..",
                     "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..",
-                    "io.github.llmthrottle.time..")
+                    "io.github.llmthrottle.time..", "io.github.llmthrottle.observation..")
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage("io.github.llmthrottle.client..")

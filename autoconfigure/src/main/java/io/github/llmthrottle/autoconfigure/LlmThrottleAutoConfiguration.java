@@ -17,9 +17,13 @@ import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.LocalQuotaStore;
 import io.github.llmthrottle.limit.QuotaStore;
 import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.observation.LlmThrottleAttemptObservationConvention;
+import io.github.llmthrottle.observation.LlmThrottleCallObservationConvention;
+import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.time.TimeSource;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -102,10 +106,16 @@ public final class LlmThrottleAutoConfiguration {
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, TimeSource timeSource,
-            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas) {
+            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas,
+            ObjectProvider<ObservationRegistry> observationRegistry,
+            ObjectProvider<LlmThrottleCallObservationConvention> callConvention,
+            ObjectProvider<LlmThrottleAttemptObservationConvention> attemptConvention) {
         return LlmThrottleRegistry.create(settings, limiters, tokenEstimator,
                 tenantResolver.getIfAvailable(() -> TenantResolver.NONE), timeSource,
-                new CompositeThrottleObserver(observers.orderedStream().toList()), quotas);
+                new CompositeThrottleObserver(observers.orderedStream().toList()),
+                new LlmThrottleObservations(observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP),
+                        callConvention.getIfUnique(), attemptConvention.getIfUnique()),
+                quotas);
     }
 
     @Bean

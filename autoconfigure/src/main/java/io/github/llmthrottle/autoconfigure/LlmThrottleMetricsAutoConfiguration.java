@@ -1,10 +1,14 @@
 package io.github.llmthrottle.autoconfigure;
 
+import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.metrics.GenAiClientMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -12,10 +16,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of llm-throttle's Micrometer meters ({@code llm.*}), when the
- * application has Micrometer and a {@link MeterRegistry}.
+ * application has Micrometer and a {@link MeterRegistry}, and of the OpenTelemetry GenAI
+ * client metrics ({@code gen_ai.client.*}) when
+ * {@code llm.throttle.metrics.gen-ai.enabled=true}.
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -29,8 +36,22 @@ public final class LlmThrottleMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ThrottleMetrics llmThrottleMetrics(MeterRegistry meterRegistry, ThrottleSettings settings, LimiterRegistry limiters,
-            LlmThrottleMetricsProperties properties) {
-        return new ThrottleMetrics(meterRegistry, settings, limiters, properties.toOptions());
+            LlmThrottleMetricsProperties properties, ObjectProvider<LlmThrottleRegistry> clients) {
+        return new ThrottleMetrics(meterRegistry, settings, limiters, properties.toOptions(), clients::getIfAvailable);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("llm.throttle.metrics.gen-ai.enabled")
+    static class GenAiConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        GenAiClientMetrics llmThrottleGenAiMetrics(MeterRegistry meterRegistry, ThrottleSettings settings,
+                LlmThrottleMetricsProperties properties, ConfigurableListableBeanFactory beanFactory) {
+            return new GenAiClientMetrics(meterRegistry, settings, SpringAiTokenUsage.publishedByLlmThrottle(
+                    properties.getGenAi().getTokenUsage(), beanFactory, beanFactory.getBeanClassLoader()));
+        }
+
     }
 
 }

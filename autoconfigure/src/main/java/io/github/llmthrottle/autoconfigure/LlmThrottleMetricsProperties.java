@@ -32,6 +32,12 @@ public class LlmThrottleMetricsProperties {
      */
     private final QueueWait queueWait = new QueueWait();
 
+    /**
+     * The OpenTelemetry GenAI client metrics (gen_ai.client.token.usage,
+     * gen_ai.client.operation.duration, gen_ai.client.operation.time_to_first_chunk).
+     */
+    private final GenAi genAi = new GenAi();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -50,6 +56,10 @@ public class LlmThrottleMetricsProperties {
 
     public QueueWait getQueueWait() {
         return this.queueWait;
+    }
+
+    public GenAi getGenAi() {
+        return this.genAi;
     }
 
     ThrottleMetricsOptions toOptions() {
@@ -87,6 +97,66 @@ public class LlmThrottleMetricsProperties {
         public void setSlo(List<Duration> slo) {
             this.slo = slo;
         }
+
+    }
+
+    /**
+     * The OpenTelemetry GenAI client metrics.
+     */
+    public static class GenAi {
+
+        /**
+         * Whether to publish the OpenTelemetry GenAI client metrics of every throttled
+         * call, besides the llm.* meters.
+         */
+        private boolean enabled = false;
+
+        /**
+         * Whether to publish gen_ai.client.token.usage: detect leaves it to Spring AI
+         * when its chat model observations publish their own (a counter of that name,
+         * which Prometheus cannot hold beside a histogram), always and never decide
+         * regardless.
+         */
+        private TokenUsage tokenUsage = TokenUsage.DETECT;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public TokenUsage getTokenUsage() {
+            return this.tokenUsage;
+        }
+
+        public void setTokenUsage(TokenUsage tokenUsage) {
+            this.tokenUsage = tokenUsage;
+        }
+
+    }
+
+    /**
+     * Whether llm-throttle publishes gen_ai.client.token.usage.
+     */
+    public enum TokenUsage {
+
+        /**
+         * Publish it unless Spring AI's chat model observations publish their own.
+         */
+        DETECT,
+
+        /**
+         * Publish it (turn Spring AI's chat model observations off, or Prometheus keeps
+         * only one of the two).
+         */
+        ALWAYS,
+
+        /**
+         * Never publish it.
+         */
+        NEVER
 
     }
 

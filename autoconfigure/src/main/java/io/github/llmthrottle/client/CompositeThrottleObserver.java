@@ -11,6 +11,7 @@ import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Passes every event to several observers in order; an observer that throws is logged and
@@ -59,6 +60,16 @@ public final class CompositeThrottleObserver implements ThrottleObserver {
     @Override
     public void onCall(String client, String model, CallOutcome outcome, Duration duration) {
         each((observer) -> observer.onCall(client, model, outcome, duration));
+    }
+
+    @Override
+    public void onCallCompleted(String client, String model, Duration duration, @Nullable String errorType) {
+        each((observer) -> observer.onCallCompleted(client, model, duration, errorType));
+    }
+
+    @Override
+    public void onFirstChunk(String client, String model, Duration sinceCallStart) {
+        each((observer) -> observer.onFirstChunk(client, model, sinceCallStart));
     }
 
     @Override

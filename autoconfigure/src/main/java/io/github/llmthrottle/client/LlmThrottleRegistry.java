@@ -9,6 +9,7 @@ import java.util.function.Function;
 
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -65,7 +66,8 @@ public final class LlmThrottleRegistry {
      */
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer) {
-        return create(settings, limiters, estimator, tenantResolver, time, observer, TokenQuotas.none());
+        return create(settings, limiters, estimator, tenantResolver, time, observer, LlmThrottleObservations.NONE,
+                TokenQuotas.none());
     }
 
     /**
@@ -73,7 +75,7 @@ public final class LlmThrottleRegistry {
      * @param settings the validated settings
      * @param limiters admission control of every client and model
      * @param estimator estimates input tokens before a call
-     * @param tenantResolver resolves the tenant of requests made outside a
+     * @param tenantResolver finds the tenant of a request made outside a
      * {@code @Throttled} method
      * @param time the time source (clocks, sleeping between retries)
      * @param observer observes calls, attempts and retries
@@ -83,10 +85,32 @@ public final class LlmThrottleRegistry {
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
             TokenQuotas quotas) {
+        return create(settings, limiters, estimator, tenantResolver, time, observer, LlmThrottleObservations.NONE,
+                quotas);
+    }
+
+    /**
+     * Creates the registry of every configured client, whose calls and attempts are
+     * observed ({@code llm.throttle.call}, {@code llm.throttle.attempt}).
+     * @param settings the validated settings
+     * @param limiters admission control of every client and model
+     * @param estimator estimates input tokens before a call
+     * @param tenantResolver resolves the tenant of requests made outside a
+     * {@code @Throttled} method
+     * @param time the time source (clocks, sleeping between retries)
+     * @param observer observes calls, attempts and retries
+     * @param observations where calls and attempts are observed
+     * @param quotas the token quotas over days and months
+     * @return the registry
+     */
+    public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
+            TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
+            LlmThrottleObservations observations, TokenQuotas quotas) {
         RequestBodyReader requestReader = new RequestBodyReader();
         UsageReader usageReader = new UsageReader();
         return new LlmThrottleRegistry(settings, (client) -> new ThrottledClient(client, limiters, estimator,
-                tenantResolver, observer, requestReader, usageReader, settings.circuit(), time, quotas), quotas);
+                tenantResolver, observer, observations, requestReader, usageReader, settings.circuit(), time, quotas),
+                quotas);
     }
 
     /**

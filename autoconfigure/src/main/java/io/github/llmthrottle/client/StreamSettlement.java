@@ -24,7 +24,8 @@ import tools.jackson.databind.json.JsonMapper;
  * arrives, never buffered, while its events are watched for usage (Anthropic
  * {@code message_start} and the cumulative {@code message_delta}, OpenAI's final usage
  * chunk) and for an {@code error} event inside the 200 stream. Works on any HTTP
- * library's body stream. When the caller reaches the end or closes the body (or the
+ * library's body stream. When the first bytes reach the caller, that is reported once
+ * (the time to first chunk); when the caller reaches the end or closes the body (or the
  * response), the outcome is reported exactly once.
  */
 final class StreamSettlement {
@@ -44,6 +45,11 @@ final class StreamSettlement {
     private final UsageReader usageReader;
 
     private final Consumer<Outcome> onEnd;
+
+    private final Runnable onFirstChunk;
+
+    /** Whether the first bytes were read (the body is read by one thread at a time). */
+    private boolean firstChunkRead;
 
     private final AtomicBoolean ended = new AtomicBoolean();
 
@@ -65,9 +71,16 @@ final class StreamSettlement {
     private volatile long lastActivity;
 
     StreamSettlement(ProviderResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd, LongSupplier clock) {
+        this(delegate, usageReader, onEnd, () -> {
+        }, clock);
+    }
+
+    StreamSettlement(ProviderResponse delegate, UsageReader usageReader, Consumer<Outcome> onEnd, Runnable onFirstChunk,
+            LongSupplier clock) {
         this.delegate = delegate;
         this.usageReader = usageReader;
         this.onEnd = onEnd;
+        this.onFirstChunk = onFirstChunk;
         this.clock = clock;
         this.lastActivity = clock.getAsLong();
     }
@@ -146,6 +159,13 @@ final class StreamSettlement {
             Usage usage = (this.inputTokens >= 0 || this.outputTokens >= 0)
                     ? new Usage(Math.max(0, this.inputTokens), Math.max(0, this.outputTokens)) : null;
             this.onEnd.accept(new Outcome(usage, this.errorType, complete));
+        }
+    }
+
+    private void onBytes() {
+        if (!this.firstChunkRead) {
+            this.firstChunkRead = true;
+            this.onFirstChunk.run();
         }
     }
 
@@ -328,6 +348,7 @@ final class StreamSettlement {
                 end(true);
             }
             else {
+                onBytes();
                 scan(b);
             }
             return b;
@@ -339,6 +360,9 @@ final class StreamSettlement {
             int n = super.read(buffer, offset, length);
             if (n < 0) {
                 end(true);
+            }
+            else if (n > 0) {
+                onBytes();
             }
             for (int i = 0; i < n; i++) {
                 scan(buffer[offset + i]);

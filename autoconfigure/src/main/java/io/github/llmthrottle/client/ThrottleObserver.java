@@ -8,6 +8,7 @@ import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.RetryListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Observes what throttled clients do: admissions, attempts, retries, rejections, token
@@ -71,6 +72,34 @@ public interface ThrottleObserver extends RetryListener {
      * @param duration how long it took, queueing and retries included
      */
     default void onCall(String client, String model, CallOutcome outcome, Duration duration) {
+    }
+
+    /**
+     * A logical call is over for its caller: when its response was returned (just after
+     * {@link #onCall}), or for a streamed response when its stream ended (read to the
+     * end, closed, or expired). The GenAI {@code gen_ai.client.operation.duration} is
+     * this duration.
+     * @param client the client name
+     * @param model the model name
+     * @param duration from the call's start to its end (for a stream, to its last chunk),
+     * queueing and retries included
+     * @param errorType why it failed, or {@code null} when it succeeded: the HTTP status
+     * of an error response (such as {@code 400}), the type of an error event inside a
+     * stream (such as {@code overloaded_error}), or the fully qualified class name of the
+     * exception the caller got
+     */
+    default void onCallCompleted(String client, String model, Duration duration, @Nullable String errorType) {
+    }
+
+    /**
+     * The first bytes of a streamed response reached the caller (GenAI's time to first
+     * chunk).
+     * @param client the client name
+     * @param model the model name
+     * @param sinceCallStart how long after the call's start, queueing and retries
+     * included
+     */
+    default void onFirstChunk(String client, String model, Duration sinceCallStart) {
     }
 
     /**

@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -10,6 +11,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.limit.QuotaReservation;
+import io.github.llmthrottle.observation.LlmThrottleAttemptObservationContext;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
@@ -21,6 +23,7 @@ import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * calibration from its headers, the model-wide pause after a 429, and settlement of the
  * tokens from the JSON body or the stream's events. Its outcome goes to the circuit and
  * to every observer in one place ({@link #ended}); a streamed attempt ends when its
- * stream does, as what its error event says.
+ * stream does, as what its error event says. From its admission on, the attempt is an
+ * {@code llm.throttle.attempt} observation (ended with its stream, for a stream).
  *
  * @param <R> the adapter's response type
  */
@@ -59,6 +63,12 @@ final class ThrottledAttempt<R extends ProviderResponse> {
      */
     private final @Nullable ProviderTarget redirect;
 
+    /** Which attempt of the call this is, from 1. */
+    private final int number;
+
+    /** This attempt's observation: {@link Observation#NOOP} when nobody listens. */
+    private Observation observation = Observation.NOOP;
+
     /** Whether a stream took the circuit's permission along, to release when it ends. */
     private boolean handedOver;
 
@@ -67,11 +77,12 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     private long sentNanos;
 
     ThrottledAttempt(ThrottledCall<R> call, ThrottledModel target, @Nullable ProviderTarget redirect,
-            ModelCircuit.Permission circuit) {
+            ModelCircuit.Permission circuit, int number) {
         this.call = call;
         this.target = target;
         this.redirect = redirect;
         this.circuit = circuit;
+        this.number = number;
     }
 
     /** Releases the circuit's permission without an outcome, unless a stream has it. */
@@ -86,8 +97,29 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         Permit permit = admit();
         this.permit = permit;
         this.sentNanos = this.call.client.time.nanoTime();
-        this.call.client.events.onAdmitted(clientName(), modelName(), this.call.admission.priority(),
-                Duration.ofNanos(this.sentNanos - queued));
+        Duration waited = Duration.ofNanos(this.sentNanos - queued);
+        this.call.client.events.onAdmitted(clientName(), modelName(), this.call.admission.priority(), waited);
+        this.observation = this.call.startAttemptObservation(this.number, waited, queued);
+        try (Observation.Scope observing = this.observation.openScope()) {
+            return exchange(permit);
+        }
+        catch (RetryableResponseException ex) {
+            this.observation.error(ex.getFailure());
+            throw ex;
+        }
+        catch (IOException | RuntimeException | Error ex) {
+            this.observation.error(ex);
+            throw ex;
+        }
+        finally {
+            if (!this.handedOver) {
+                this.observation.stop();
+                this.call.attemptEnded();
+            }
+        }
+    }
+
+    private ThrottledResponse<R> exchange(Permit permit) throws IOException {
         R response;
         try {
             response = (this.redirect != null) ? this.call.exchange.execute(this.redirect)
@@ -100,6 +132,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                 // signal; the
                 // circuit's permission is released without an outcome
                 permit.release(Permit.Outcome.IGNORED);
+                observeOutcome("cancelled", 0);
                 throw ex;
             }
             permit.release(Permit.Outcome.DROPPED);
@@ -154,12 +187,32 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     private void ended(Outcome outcome, int status) {
         this.circuit.record(outcome);
         this.call.client.events.onAttempt(clientName(), modelName(), outcome, status, this.call.since(this.sentNanos));
+        observeOutcome(outcome.metricTag(), status);
+    }
+
+    private @Nullable LlmThrottleAttemptObservationContext observed() {
+        return this.observation.isNoop() ? null : (LlmThrottleAttemptObservationContext) this.observation.getContext();
+    }
+
+    private void observeOutcome(String outcome, int status) {
+        LlmThrottleAttemptObservationContext observed = observed();
+        if (observed != null) {
+            observed.setOutcome(outcome);
+            observed.setStatus(status);
+        }
     }
 
     private ThrottledResponse<R> handle(R response) throws IOException {
         int status = response.status();
         Headers headers = response.headers();
         Permit permit = permit();
+        String requestId = requestId(headers);
+        LlmThrottleAttemptObservationContext observed = observed();
+        if (observed != null) {
+            observed.setStatus(status);
+            observed.setRequestId(requestId);
+        }
+        this.call.observeResponse(requestId);
         if (status / 100 == 2) {
             calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
             if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
@@ -203,15 +256,18 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         Duration serverWait = classification.serverWait();
         if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
-            pauseModel(serverWait, "HTTP " + status, requestId(headers));
+            pauseModel(serverWait, "HTTP " + status, requestId);
         }
         if (classification.retryable()) {
             permit.settle(this.call.admission.inputTokens(), 0);
             permit.release(isCapacitySignal(classification) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
-            throw new RetryableResponseException(classification, response.toException(errorBody), requestId(headers));
+            throw new RetryableResponseException(classification, response.toException(errorBody), requestId);
         }
         permit.settle(0, 0);
         permit.release(Permit.Outcome.IGNORED);
+        if (observed != null) {
+            this.observation.error(response.toException(errorBody));
+        }
         return ThrottledResponse.buffered(response, errorBody);
     }
 
@@ -246,9 +302,22 @@ final class ThrottledAttempt<R extends ProviderResponse> {
             }
             finally {
                 this.circuit.release();
+                streamEnded(status, outcome.errorType());
             }
-        }, client.time::nanoTime).trackedIn(client.openStreams);
+        }, this.call::firstChunk, client.time::nanoTime).trackedIn(client.openStreams);
         return ThrottledResponse.streamed(response, settlement);
+    }
+
+    /** The attempt, and so its call, ended with their stream. */
+    private void streamEnded(int status, @Nullable String errorType) {
+        Throwable error = null;
+        if (errorType != null && !this.observation.isNoop()) {
+            error = new ProviderResponseException(status,
+                    ("error event in the stream: " + errorType).getBytes(StandardCharsets.UTF_8));
+            this.observation.error(error);
+        }
+        this.observation.stop();
+        this.call.streamEnded(errorType, error);
     }
 
     private Permit permit() {
@@ -340,6 +409,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     private void recordUsage(Usage usage) {
+        LlmThrottleAttemptObservationContext observed = observed();
+        if (observed != null) {
+            observed.setUsage(usage);
+        }
+        this.call.observeUsage(usage);
         this.call.client.events.onUsage(this.call.client.getName(), this.target.name, usage);
         this.call.client.estimator.observe(this.call.model.name, this.call.llmRequest, usage.inputTokens());
     }

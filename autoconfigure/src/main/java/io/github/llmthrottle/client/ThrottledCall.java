@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.CircuitOpenException;
@@ -16,9 +17,13 @@ import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.observation.LlmThrottleAttemptObservationContext;
+import io.github.llmthrottle.observation.LlmThrottleCallObservationContext;
 import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.retry.CallDeadline;
 import io.github.llmthrottle.retry.RetryableResponseException;
+import io.github.llmthrottle.provider.Usage;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -40,6 +45,11 @@ import org.jspecify.annotations.Nullable;
  * when every deployment failed does the retry engine back off. Call-level events (the
  * call, its rejection) are the model's; attempt-level ones (admission, attempts, usage)
  * are the deployment's, under {@code MODEL@DEPLOYMENT}.
+ * <p>
+ * The call is one {@code llm.throttle.call} observation, and each attempt one
+ * {@code llm.throttle.attempt} nested in it from its admission on, so that a trace shows
+ * the queue wait, each attempt and each back-off sleep apart. A streamed call's
+ * observation ends with its stream.
  *
  * @param <R> the adapter's response type
  */
@@ -73,6 +83,15 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     /** The HTTP client's limit on the whole call, or null when it sets none. */
     private final @Nullable CallDeadline deadline;
+
+    /** This call's observation: {@link Observation#NOOP} when nobody listens. */
+    private Observation observation = Observation.NOOP;
+
+    /** What the observation knows, or {@code null} when nobody listens. */
+    private @Nullable LlmThrottleCallObservationContext observed;
+
+    /** When the last attempt ended, on the client's clock: the back-off starts there. */
+    private long lastAttemptEnded = -1;
 
     ThrottledCall(ThrottledClient client, ProviderRequest request, ProviderExchange<R> exchange) {
         this.client = client;
@@ -123,13 +142,29 @@ final class ThrottledCall<R extends ProviderResponse> {
      */
     ThrottledResponse<R> run() throws IOException {
         try (ThrottleContext.Scope scope = (this.scope != null) ? this.scope : NO_SCOPE) {
+            startObservation();
+            try (Observation.Scope observing = this.observation.openScope()) {
+                return execute();
+            }
+        }
+    }
+
+    private ThrottledResponse<R> execute() throws IOException {
+        try {
             checkContextWindow();
             // inside a @Throttled invocation no server wait beyond its max-wait is slept:
             // the call fails with RetryAfterTooLongException and the invocation moves on
             // to its next model
             ThrottledResponse<R> response = this.client.retryEngine.execute(this.client.getName(), this.model.name,
                     this.admission.maxWait(), this.deadline, this::attempt);
-            callEnded((response.status() / 100 == 2) ? CallOutcome.SUCCESS : CallOutcome.FAILED);
+            boolean succeeded = response.status() / 100 == 2;
+            callEnded(succeeded ? CallOutcome.SUCCESS : CallOutcome.FAILED);
+            if (!response.isStreamed()) {
+                // a stream's call goes on until its stream ends (streamEnded)
+                completed(succeeded ? CallOutcome.SUCCESS : CallOutcome.FAILED,
+                        succeeded ? null : Integer.toString(response.status()),
+                        succeeded ? null : () -> errorOf(response));
+            }
             return response;
         }
         catch (LlmThrottleException ex) {
@@ -138,14 +173,21 @@ final class ThrottledCall<R extends ProviderResponse> {
             RejectionReason rejection = ex.getRejectionReason();
             if (rejection != null) {
                 this.client.events.onRejected(this.client.getName(), this.model.name, rejection, ex);
+                LlmThrottleCallObservationContext observed = this.observed;
+                if (observed != null) {
+                    observed.setRejection(rejection);
+                }
             }
-            callEnded((rejection != null) ? CallOutcome.REJECTED : CallOutcome.FAILED);
+            CallOutcome outcome = (rejection != null) ? CallOutcome.REJECTED : CallOutcome.FAILED;
+            callEnded(outcome);
+            completed(outcome, ex.getClass().getName(), () -> ex);
             throw ex;
         }
         catch (IOException | RuntimeException | Error ex) {
             logger
                 .warn("Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: " + ex);
             callEnded(CallOutcome.FAILED);
+            completed(CallOutcome.FAILED, ex.getClass().getName(), () -> ex);
             throw ex;
         }
     }
@@ -167,9 +209,113 @@ final class ThrottledCall<R extends ProviderResponse> {
         this.client.events.onCall(this.client.getName(), this.model.name, outcome, since(this.startNanos));
     }
 
+    /**
+     * The call is over for its caller: the completion event and the end of its
+     * observation.
+     * @param outcome how it ended
+     * @param errorType why it failed, or {@code null}
+     * @param error the failure for the observation, built only when someone listens, or
+     * {@code null} when it succeeded
+     */
+    private void completed(CallOutcome outcome, @Nullable String errorType, @Nullable Supplier<Throwable> error) {
+        this.client.events.onCallCompleted(this.client.getName(), this.model.name, since(this.startNanos), errorType);
+        LlmThrottleCallObservationContext observed = this.observed;
+        if (observed != null) {
+            observed.setOutcome(outcome.tag());
+            if (error != null) {
+                this.observation.error(error.get());
+            }
+        }
+        this.observation.stop();
+    }
+
+    /**
+     * The stream of a streamed call ended: the call is over for its caller.
+     * @param errorType the type of the error event inside the stream, or {@code null}
+     * @param error the failure the error event stands for, or {@code null}
+     */
+    void streamEnded(@Nullable String errorType, @Nullable Throwable error) {
+        completed((errorType != null) ? CallOutcome.FAILED : CallOutcome.SUCCESS, errorType,
+                (error != null) ? () -> error : null);
+    }
+
+    /** The first bytes of the call's stream reached the caller. */
+    void firstChunk() {
+        this.client.events.onFirstChunk(this.client.getName(), this.model.name, since(this.startNanos));
+    }
+
+    private void startObservation() {
+        if (!this.client.observations.isObserving()) {
+            return;
+        }
+        Observation observation = this.client.observations
+            .call(() -> new LlmThrottleCallObservationContext(this.client.getName(), this.model.name,
+                    this.admission.priority(), this.streaming));
+        if (!observation.isNoop()) {
+            this.observed = (LlmThrottleCallObservationContext) observation.getContext();
+            this.observation = observation.start();
+        }
+    }
+
+    /**
+     * The observation of an attempt that was just admitted, started (or
+     * {@link Observation#NOOP}), with the back-off slept since the previous attempt.
+     * @param number the attempt's number, from 1
+     * @param queueWait how long the attempt waited for admission
+     * @param queuedAt when it began to wait
+     * @return the attempt's observation
+     */
+    Observation startAttemptObservation(int number, Duration queueWait, long queuedAt) {
+        if (!this.client.observations.isObserving()) {
+            return Observation.NOOP;
+        }
+        LlmThrottleCallObservationContext observed = this.observed;
+        if (observed != null) {
+            observed.setAttempts(number);
+        }
+        Duration backOff = (this.lastAttemptEnded >= 0) ? Duration.ofNanos(queuedAt - this.lastAttemptEnded) : null;
+        return this.client.observations
+            .attempt(() -> new LlmThrottleAttemptObservationContext(this.client.getName(), this.model.name,
+                    this.admission.priority(), number, queueWait, backOff), this.observation)
+            .start();
+    }
+
+    /** An attempt that is not streamed ended: the next one's back-off starts now. */
+    void attemptEnded() {
+        this.lastAttemptEnded = this.client.time.nanoTime();
+    }
+
+    /**
+     * A response came, for the call's observation.
+     * @param requestId the provider's request id, or {@code null}
+     */
+    void observeResponse(@Nullable String requestId) {
+        LlmThrottleCallObservationContext observed = this.observed;
+        if (observed != null && requestId != null) {
+            observed.setRequestId(requestId);
+        }
+    }
+
+    /**
+     * The provider counted the call's tokens, for the call's observation.
+     * @param usage the tokens
+     */
+    void observeUsage(Usage usage) {
+        LlmThrottleCallObservationContext observed = this.observed;
+        if (observed != null) {
+            observed.setUsage(usage);
+        }
+    }
+
+    /** The exception the caller's HTTP library makes of an error response. */
+    private Throwable errorOf(ThrottledResponse<R> response) {
+        byte[] body = response.bufferedBody();
+        return response.response().toException((body != null) ? body : new byte[0]);
+    }
+
     private ThrottledResponse<R> attempt(int retryCount) throws IOException {
         if (this.model.deployments.isEmpty() || !this.exchange.canRedirect()) {
-            return attempt(this.model, null);
+            return attempt(this.model, null, retryCount + 1);
         }
         List<ThrottledModel> order = DeploymentRouting.order(this.client.getName(), this.model.name,
                 this.model.deployments, this.admission, this.failedDeployments);
@@ -177,7 +323,8 @@ final class ThrottledCall<R extends ProviderResponse> {
             ThrottledModel deployment = order.get(i);
             boolean last = i + 1 == order.size();
             try {
-                return attempt(deployment, DeploymentRouting.target(this.client.settings, this.request, deployment));
+                return attempt(deployment, DeploymentRouting.target(this.client.settings, this.request, deployment),
+                        retryCount + 1);
             }
             catch (CircuitOpenException ex) {
                 // opened since the order was made
@@ -209,12 +356,15 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     /**
      * One attempt on {@code target}: the model itself, or one of its deployments.
+     * @param number the attempt's number, from 1 (a deployment that takes over at once
+     * has the same number)
      */
-    private ThrottledResponse<R> attempt(ThrottledModel target, @Nullable ProviderTarget redirect) throws IOException {
+    private ThrottledResponse<R> attempt(ThrottledModel target, @Nullable ProviderTarget redirect, int number)
+            throws IOException {
         // Before admission, so that an open circuit fails fast instead of queueing. The
         // permission goes with the attempt's outcome to the events; a stream takes it
         // along until it ends.
-        ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, target, redirect, target.circuit.acquire());
+        ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, target, redirect, target.circuit.acquire(), number);
         try {
             return attempt.run();
         }

@@ -18,6 +18,7 @@ import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -59,6 +60,9 @@ public final class ThrottledClient {
     /** Every event of this client: the totals first, then the application's observers. */
     final ThrottleObserver events;
 
+    /** Where calls and attempts are observed ({@code llm.throttle.call}, ...attempt). */
+    final LlmThrottleObservations observations;
+
     private final CircuitSettings circuitSettings;
 
     /** The token quotas over days and months, shared by every client. */
@@ -80,15 +84,32 @@ public final class ThrottledClient {
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time) {
-        this(settings, limiters, estimator, tenantResolver, observer, requestReader, usageReader, circuitSettings, time,
-                TokenQuotas.none());
+        this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
+                usageReader, circuitSettings, time, TokenQuotas.none());
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time, TokenQuotas quotas) {
+        this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
+                usageReader, circuitSettings, time, quotas);
+    }
+
+    ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
+            TenantResolver tenantResolver, ThrottleObserver observer, LlmThrottleObservations observations,
+            RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings,
+            TimeSource time) {
+        this(settings, limiters, estimator, tenantResolver, observer, observations, requestReader, usageReader,
+                circuitSettings, time, TokenQuotas.none());
+    }
+
+    ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
+            TenantResolver tenantResolver, ThrottleObserver observer, LlmThrottleObservations observations,
+            RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time,
+            TokenQuotas quotas) {
         this.quotas = quotas;
         this.settings = settings;
+        this.observations = observations;
         this.limiters = limiters;
         this.classifier = new ResponseClassifier(settings.provider(), time.clock());
         this.estimator = estimator;
@@ -164,6 +185,32 @@ public final class ThrottledClient {
             this.events.onModelForgotten(this.settings.name(), idle.name);
         }
         return other;
+    }
+
+    /**
+     * The run-time state of {@code model} when it is tracked, without creating it or
+     * counting as a use of it (for readers such as gauges).
+     * @param model the model name
+     * @return its state, or {@code null} when the model is not tracked
+     */
+    public @Nullable ThrottledModel findModel(String model) {
+        ThrottledModel configured = this.models.get(model);
+        if (configured != null) {
+            return configured;
+        }
+        this.otherModelsLock.lock();
+        try {
+            // values() in order: get() would count as a use of an access-ordered map
+            for (ThrottledModel other : this.otherModels.values()) {
+                if (other.name.equals(model)) {
+                    return other;
+                }
+            }
+            return null;
+        }
+        finally {
+            this.otherModelsLock.unlock();
+        }
     }
 
     private ThrottledModel newModel(String name) {

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -16,14 +17,17 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
+import io.github.llmthrottle.routing.CircuitState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -42,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  * {@code llm.retries}, {@code llm.tokens}, {@code llm.fallbacks}, {@code llm.rejections};
  * the summary {@code llm.retry.after}; and gauges {@code llm.queue.size},
  * {@code llm.inflight}, {@code llm.concurrency.limit} and {@code llm.ratelimit.remaining}
- * read from each model's limiter.
+ * read from each model's limiter, and {@code llm.circuit.state} (1 for the model's
+ * current {@code state}, 0 for the others) read from its circuit.
  *
  * <p>
  * An observer: events become meters, each registered once and cached, so nothing is
@@ -80,6 +85,8 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     static final String REJECTIONS = "llm.rejections";
 
+    static final String CIRCUIT_STATE = "llm.circuit.state";
+
     private static final String NONE = "none";
 
     private static final List<String> RETRY_REASONS = List.of("429", "529", "503", "5xx", "io");
@@ -98,8 +105,11 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     private final Map<String, Set<String>> gauged = new ConcurrentHashMap<>();
 
+    private final @Nullable Supplier<@Nullable LlmThrottleRegistry> clients;
+
     /**
-     * Creates the metrics and registers the meters of every configured client and model.
+     * Creates the metrics and registers the meters of every configured client and model,
+     * without {@code llm.circuit.state}.
      * @param registry where meters go
      * @param settings the configured clients and models
      * @param limiters the limiters the gauges read
@@ -107,8 +117,24 @@ public final class ThrottleMetrics implements ThrottleObserver {
      */
     public ThrottleMetrics(MeterRegistry registry, ThrottleSettings settings, LimiterRegistry limiters,
             ThrottleMetricsOptions options) {
+        this(registry, settings, limiters, options, null);
+    }
+
+    /**
+     * Creates the metrics and registers the meters of every configured client and model.
+     * @param registry where meters go
+     * @param settings the configured clients and models
+     * @param limiters the limiters the gauges read
+     * @param options tags and distribution settings
+     * @param clients the clients whose circuits {@code llm.circuit.state} reads, looked
+     * up when the gauge is read (the registry is built after its observers), or
+     * {@code null} for no such gauge
+     */
+    public ThrottleMetrics(MeterRegistry registry, ThrottleSettings settings, LimiterRegistry limiters,
+            ThrottleMetricsOptions options, @Nullable Supplier<@Nullable LlmThrottleRegistry> clients) {
         this.registry = registry;
         this.limiters = limiters;
+        this.clients = clients;
         this.options = options;
         this.percentiles = options.queueWaitPercentiles().stream().mapToDouble(Double::doubleValue).toArray();
         this.slos = options.queueWaitSlos().toArray(Duration[]::new);
@@ -122,6 +148,8 @@ public final class ThrottleMetrics implements ThrottleObserver {
                 for (ThrottleObserver.CallOutcome outcome : ThrottleObserver.CallOutcome.values()) {
                     callTimer(client.name(), model, outcome.tag(), null);
                 }
+                // so that a rate of 429s (a ratio, an alert) sees the first one too
+                requestTimer(client.name(), model, Classification.Outcome.RATE_LIMITED.metricTag(), "429", null);
                 for (Priority priority : Priority.values()) {
                     queueWait(client.name(), model, priority, null);
                     if (this.slos.length > 0) {
@@ -156,14 +184,15 @@ public final class ThrottleMetrics implements ThrottleObserver {
     public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
         gauges(client, model);
         String statusTag = (status > 0) ? Integer.toString(status) : NONE;
-        String tenant = tenant(client);
-        Timer timer = (Timer) this.meters.computeIfAbsent(
-                new MeterKey(REQUESTS, client, model, outcome.metricTag(), statusTag, tenant),
+        requestTimer(client, model, outcome.metricTag(), statusTag, tenant(client)).record(duration);
+    }
+
+    private Timer requestTimer(String client, String model, String outcome, String status, @Nullable String tenant) {
+        return (Timer) this.meters.computeIfAbsent(new MeterKey(REQUESTS, client, model, outcome, status, tenant),
                 (key) -> Timer.builder(REQUESTS)
                     .description("HTTP attempts to the provider, retries included")
-                    .tags(tags(client, model, tenant, "outcome", outcome.metricTag(), "status", statusTag))
+                    .tags(tags(client, model, tenant, "outcome", outcome, "status", status))
                     .register(this.registry));
-        timer.record(duration);
     }
 
     @Override
@@ -334,6 +363,23 @@ public final class ThrottleMetrics implements ThrottleObserver {
         remaining(tags, limiter, "output_tokens", (state) -> state.available().outputTokens(),
                 RateLimitSnapshot::outputTokensRemaining);
         remaining(tags, limiter, "tokens", (state) -> state.available().tokens(), RateLimitSnapshot::tokensRemaining);
+        for (CircuitState state : (this.clients != null) ? CircuitState.values() : new CircuitState[0]) {
+            Gauge.builder(CIRCUIT_STATE, () -> circuitIs(client, model, state))
+                .description("1 for the circuit's current state, 0 for the others")
+                .tags(tags.and("state", state.name().toLowerCase(Locale.ROOT)))
+                .strongReference(true)
+                .register(this.registry);
+        }
+    }
+
+    private double circuitIs(String client, String model, CircuitState state) {
+        LlmThrottleRegistry clients = (this.clients != null) ? this.clients.get() : null;
+        ThrottledClient throttled = (clients != null) ? clients.getClient(client) : null;
+        ThrottledClient.ThrottledModel tracked = (throttled != null) ? throttled.findModel(model) : null;
+        if (tracked == null) {
+            return Double.NaN;
+        }
+        return (tracked.getCircuit().state() == state) ? 1 : 0;
     }
 
     private void remaining(Tags tags, ModelLimiter limiter, String resource,

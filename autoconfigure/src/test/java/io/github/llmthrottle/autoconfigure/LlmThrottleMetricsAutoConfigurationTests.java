@@ -1,10 +1,13 @@
 package io.github.llmthrottle.autoconfigure;
 
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.metrics.GenAiClientMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.ai.chat.observation.ChatModelMeterObservationHandler;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
@@ -74,6 +77,71 @@ class LlmThrottleMetricsAutoConfigurationTests {
                     "llm.throttle.clients.anthropic.models.opus.requests-per-minute=50")
             .run((context) -> assertThat(context.getBean(SimpleMeterRegistry.class).find("llm.inflight").gauge())
                 .isNotNull());
+    }
+
+    @Test
+    void circuitStateGaugesShowTheCurrentStateOfEachConfiguredModel() {
+        this.runner.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("llm.circuit.state").tags("model", "opus", "state", "closed").gauge().value())
+                .isEqualTo(1);
+            assertThat(registry.get("llm.circuit.state").tags("model", "opus", "state", "open").gauge().value())
+                .isZero();
+            assertThat(registry.get("llm.circuit.state").tags("model", "opus", "state", "half_open").gauge().value())
+                .isZero();
+            assertThat(context.getBean(LlmThrottleRegistry.class).getClient("anthropic").findModel("opus")).isNotNull();
+        });
+    }
+
+    @Test
+    void genAiMetricsAreOptIn() {
+        this.runner.run((context) -> {
+            assertThat(context).doesNotHaveBean(GenAiClientMetrics.class);
+            assertThat(context.getBean(MeterRegistry.class).find("gen_ai.client.operation.duration").meters())
+                .isEmpty();
+        });
+        this.runner.withPropertyValues("llm.throttle.metrics.gen-ai.enabled=true").run((context) -> {
+            assertThat(context).hasSingleBean(GenAiClientMetrics.class);
+            assertThat(context.getBean(GenAiClientMetrics.class).isTokenUsagePublished()).isTrue();
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find("gen_ai.client.operation.duration").tag("gen_ai.request.model", "opus").timer())
+                .isNotNull();
+            assertThat(registry.find("gen_ai.client.token.usage").summaries()).hasSize(2);
+        });
+    }
+
+    @Test
+    void genAiTokenUsageIsLeftToSpringAiWhenItsChatModelObservationsPublishTheirOwn() {
+        this.runner.withPropertyValues("llm.throttle.metrics.gen-ai.enabled=true")
+            .withBean(ChatModelMeterObservationHandler.class,
+                    () -> new ChatModelMeterObservationHandler(new SimpleMeterRegistry()))
+            .run((context) -> {
+                assertThat(context.getBean(GenAiClientMetrics.class).isTokenUsagePublished()).isFalse();
+                assertThat(context.getBean(MeterRegistry.class).find("gen_ai.client.token.usage").meters()).isEmpty();
+                assertThat(context.getBean(MeterRegistry.class).find("gen_ai.client.operation.duration").meters())
+                    .isNotEmpty();
+            });
+    }
+
+    @Test
+    void genAiTokenUsageCanBeForcedEitherWay() {
+        this.runner
+            .withPropertyValues("llm.throttle.metrics.gen-ai.enabled=true",
+                    "llm.throttle.metrics.gen-ai.token-usage=always")
+            .withBean(ChatModelMeterObservationHandler.class,
+                    () -> new ChatModelMeterObservationHandler(new SimpleMeterRegistry()))
+            .run((context) -> assertThat(context.getBean(GenAiClientMetrics.class).isTokenUsagePublished()).isTrue());
+        this.runner
+            .withPropertyValues("llm.throttle.metrics.gen-ai.enabled=true",
+                    "llm.throttle.metrics.gen-ai.token-usage=never")
+            .run((context) -> assertThat(context.getBean(GenAiClientMetrics.class).isTokenUsagePublished()).isFalse());
+    }
+
+    @Test
+    void withoutSpringAiTokenUsageIsPublished() {
+        this.runner.withPropertyValues("llm.throttle.metrics.gen-ai.enabled=true")
+            .withClassLoader(new FilteredClassLoader("org.springframework.ai"))
+            .run((context) -> assertThat(context.getBean(GenAiClientMetrics.class).isTokenUsagePublished()).isTrue());
     }
 
 }

@@ -101,6 +101,8 @@ class ThrottledClientTests {
 
     private final List<String> attempts = new CopyOnWriteArrayList<>();
 
+    private final List<String> completions = new CopyOnWriteArrayList<>();
+
     private final FakeProvider provider = new FakeProvider();
 
     private final RetrySettings retry = new RetrySettings(2, Duration.ofMillis(500), 2.0, Duration.ofSeconds(30),
@@ -128,6 +130,37 @@ class ThrottledClientTests {
             assertThat(totals.succeeded()).isEqualTo(1);
         });
         assertThat(this.provider.sent()).allSatisfy((sent) -> assertThat(sent.closed).isTrue());
+    }
+
+    @Test
+    void callCompletesOnceWithItsDurationFromStartToEndRetriesIncluded() throws IOException {
+        this.provider.then(429, RATE_LIMITED, "retry-after", "1").then(200, MESSAGE);
+        this.client.exchange(request(REQUEST), this.provider);
+        this.provider.then(400, "{}");
+        this.client.exchange(request(REQUEST), this.provider);
+        this.provider.thenIoError("Connection reset").thenIoError("Connection reset").thenIoError("Connection reset");
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> this.client.exchange(request(REQUEST), this.provider));
+        assertThat(this.completions).containsExactly("completed PT1S null", "completed PT0S 400",
+                "completed PT1.5S io.github.llmthrottle.RetriesExhaustedException");
+    }
+
+    @Test
+    void streamReportsItsFirstChunkAndCompletesWhenItEnds() throws IOException {
+        this.provider.then(429, RATE_LIMITED, "retry-after", "2")
+            .then(200, STREAM_START + "event: error\ndata: " + OVERLOADED + "\n\n", "content-type",
+                    "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        assertThat(this.completions).isEmpty();
+        this.clock.advance(Duration.ofMillis(300));
+        try (InputStream body = response.body()) {
+            body.read();
+            assertThat(this.completions).containsExactly("first chunk PT2.3S");
+            this.clock.advance(Duration.ofMillis(200));
+            body.readAllBytes();
+        }
+        assertThat(this.completions).containsExactly("first chunk PT2.3S", "completed PT2.5S overloaded_error");
     }
 
     @Test
@@ -280,7 +313,8 @@ class ThrottledClientTests {
         assertThat(this.attempts).containsExactly("RATE_LIMITED 200");
         assertThat(totals().rateLimited()).isEqualTo(1);
         assertThat(totals().attempts()).isEqualTo(1);
-        assertThat(this.meters.get("llm.requests").tags("outcome", "rate_limited").timer().count()).isEqualTo(1);
+        assertThat(this.meters.get("llm.requests").tags("outcome", "rate_limited", "status", "200").timer().count())
+            .isEqualTo(1);
         assertThat(this.meters.find("llm.requests").tags("outcome", "success").timer()).isNull();
         assertThat(this.signals.of("anthropic", MODEL).last429()).isNotNull();
         assertThat(this.signals.of("anthropic", MODEL).lastSuccess()).isNull();
@@ -411,6 +445,16 @@ class ThrottledClientTests {
             @Override
             public void onAttempt(String client, String model, Outcome outcome, int status, Duration duration) {
                 ThrottledClientTests.this.attempts.add(outcome + " " + status);
+            }
+
+            @Override
+            public void onCallCompleted(String client, String model, Duration duration, String errorType) {
+                ThrottledClientTests.this.completions.add("completed " + duration + " " + errorType);
+            }
+
+            @Override
+            public void onFirstChunk(String client, String model, Duration sinceCallStart) {
+                ThrottledClientTests.this.completions.add("first chunk " + sinceCallStart);
             }
 
         };

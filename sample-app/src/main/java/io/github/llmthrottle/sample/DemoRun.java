@@ -24,6 +24,7 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.sample.AssistantService.AnalysisJob;
 import io.github.llmthrottle.sample.AssistantService.Document;
 import io.github.llmthrottle.sample.AssistantService.Question;
+import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,6 +55,8 @@ public class DemoRun implements DisposableBean {
     private static final String[] TENANTS = { "acme", "globex" };
 
     private static final Duration OUTAGE_AFTER = Duration.ofSeconds(6);
+
+    private static final Duration RATE_LIMIT_AFTER = Duration.ofSeconds(3);
 
     private static final Duration OUTAGE = Duration.ofSeconds(12);
 
@@ -176,6 +179,14 @@ public class DemoRun implements DisposableBean {
             ticker.scheduleAtFixedRate(this::printProgress, 0, 250, TimeUnit.MILLISECONDS);
             LlmSimulator provider = this.simulator.getIfAvailable();
             if (provider != null) {
+                // a 429 on Sonnet a few seconds in, although the calls keep to the limits
+                // (another application spending the same organisation's limits): the
+                // model pauses for the server's time, and the call is retried after it
+                ticker.schedule(() -> {
+                    this.out.printf("%n(simulated provider: another application spent the organisation's %s "
+                            + "requests; the next call gets a 429 asking for 2 s)%n", SimulatedProvider.SONNET);
+                    provider.script(SimulatedProvider.SONNET, Fault.status(429).retryAfter("2"));
+                }, RATE_LIMIT_AFTER.toMillis(), TimeUnit.MILLISECONDS);
                 // an Opus outage a few seconds in: its circuit opens, questions fall back
                 // to Sonnet, and the circuit probes and closes again once the outage is
                 // over
