@@ -1,6 +1,5 @@
 package io.github.llmthrottle.autoconfigure;
 
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.RedisBucketStore;
 import io.github.llmthrottle.time.TimeSource;
@@ -26,9 +25,9 @@ import org.springframework.web.client.RestClient;
  * Auto-configuration of the shared bucket store ({@code llm.throttle.store=redis}): a
  * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client
  * (the {@code spring.data.redis.*} settings), closed on shutdown. Runs before
- * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without
- * Lettuce, Bucket4j's Lettuce integration or Boot's Lettuce connection, startup fails
- * with a message naming {@code llm.throttle.store} and what to add.
+ * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without Lettuce
+ * or Boot's Lettuce connection, startup fails with a message naming
+ * {@code llm.throttle.store} and what to add.
  */
 @AutoConfiguration(before = LlmThrottleAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -39,7 +38,7 @@ import org.springframework.web.client.RestClient;
 public final class LlmThrottleRedisAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({ RedisClient.class, Bucket4jLettuce.class, LettuceConnectionFactory.class })
+    @ConditionalOnClass({ RedisClient.class, LettuceConnectionFactory.class })
     static class RedisBucketStoreConfiguration {
 
         @Bean
@@ -75,11 +74,6 @@ public final class LlmThrottleRedisAutoConfiguration {
 
         @ConditionalOnMissingClass(RedisStoreRequirements.LETTUCE_CLIENT)
         static class NoLettuce {
-
-        }
-
-        @ConditionalOnMissingClass(RedisStoreRequirements.BUCKET4J_LETTUCE)
-        static class NoBucket4jLettuce {
 
         }
 

@@ -64,6 +64,14 @@ import org.jspecify.annotations.Nullable;
  * time a response was observed) are converted at the edge. Thread-safe; calls never wait
  * while holding anything but this limiter's {@link ReentrantLock} (released while
  * waiting).
+ *
+ * <p>
+ * With a {@link SharedBucketStore} (Redis) the lock is never held across a round trip: a
+ * call that may go takes all of its buckets (its model's and its tenant's) in one atomic
+ * round trip on its own thread with the lock released (see {@link AdmissionGate}), its
+ * settlement is sent to the store it was taken from without waiting, and the state for
+ * the actuator and the gauges shows the levels the store last reported. A caller
+ * interrupted or a command that is slow only ever fails its own call.
  */
 public final class ModelLimiter implements Admission {
 
@@ -101,6 +109,12 @@ public final class ModelLimiter implements Admission {
 
     private final WaitEstimate estimate;
 
+    /** The store, when its buckets are taken in a round trip without the lock. */
+    private final @Nullable SharedBucketStore shared;
+
+    /** {@link #bucketsGaveBack()}, made once. */
+    final Runnable gaveBack = this::bucketsGaveBack;
+
     /**
      * Creates the admission control of one client and model.
      * @param client the client name
@@ -132,7 +146,8 @@ public final class ModelLimiter implements Admission {
                 MAX_TRACKED_TENANTS, queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);
         this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency());
-        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency);
+        this.shared = (store instanceof SharedBucketStore sharedStore) ? sharedStore : null;
+        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency, this.shared);
         this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
     }
 
@@ -188,12 +203,13 @@ public final class ModelLimiter implements Admission {
     private Permit awaitAdmission(Waiter waiter, long arrival) throws InterruptedException {
         try {
             dispatch(arrival);
-            if (waiter.permit == null && waiter.failure == null && this.queue.isOverCapacity()) {
+            boolean waits = waiter.permit == null && waiter.failure == null && waiter.taking == null;
+            if (waits && this.queue.isOverCapacity()) {
                 leave(waiter);
                 throw new QueueFullException(this.client, this.model, this.queue.capacity(), null);
             }
             String tenant = waiter.request.tenant();
-            if (waiter.permit == null && waiter.failure == null && this.queue.isOverTenantShare(tenant)) {
+            if (waits && this.queue.isOverTenantShare(tenant)) {
                 leave(waiter);
                 throw new QueueFullException(this.client, this.model, tenant, this.queue.tenantShare(),
                         this.queue.capacity());
@@ -204,6 +220,10 @@ public final class ModelLimiter implements Admission {
                 }
                 if (waiter.failure != null) {
                     throw waiter.failure;
+                }
+                if (waiter.taking != null) {
+                    take(waiter);
+                    continue;
                 }
                 long now = now();
                 if (now >= waiter.deadline) {
@@ -229,11 +249,43 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
+     * Takes the waiter's buckets from the shared store in one round trip, with the lock
+     * released meanwhile (only this waiter waits for the store), and applies the answer.
+     * Called with the lock held, by the waiter's own thread.
+     */
+    private void take(Waiter waiter) throws InterruptedException {
+        AdmissionGate.Demand demand = waiter.taking;
+        SharedBucketStore shared = this.shared;
+        if (demand == null || shared == null) {
+            return;
+        }
+        SharedBucketStore.Take take = null;
+        BucketStoreUnavailableException failure = null;
+        this.lock.unlock();
+        try {
+            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), this.gaveBack);
+        }
+        catch (BucketStoreUnavailableException ex) {
+            failure = ex;
+        }
+        finally {
+            this.lock.lock();
+        }
+        long now = now();
+        this.gate.taken(waiter, take, failure, now);
+        if (waiter.permit != null || waiter.failure != null) {
+            this.queue.remove(waiter);
+        }
+        dispatch(now);
+    }
+
+    /**
      * Takes the waiter out of the queue, giving back a permit granted to it in the
-     * meantime.
+     * meantime, or the slot it holds while it takes its buckets.
      */
     private void leave(Waiter waiter) {
         this.queue.remove(waiter);
+        this.gate.left(waiter);
         LimiterPermit permit = waiter.permit;
         if (permit != null) {
             waiter.permit = null;
@@ -281,6 +333,15 @@ public final class ModelLimiter implements Admission {
         finally {
             this.lock.unlock();
         }
+    }
+
+    /**
+     * Records that tokens were given back to this model's buckets in a shared store (a
+     * settlement or a cancelled admission, once applied): calls the store's last answer
+     * held back ask it again.
+     */
+    private void bucketsGaveBack() {
+        update((now) -> this.gate.bucketsChanged());
     }
 
     /**
@@ -334,6 +395,7 @@ public final class ModelLimiter implements Admission {
         update((now) -> {
             this.buckets.forget();
             this.tenantBuckets.forgetAll();
+            this.gate.bucketsChanged();
         });
     }
 
@@ -354,6 +416,7 @@ public final class ModelLimiter implements Admission {
         update((now) -> {
             this.calibration.configure(newLimits);
             this.concurrency.resize(newLimits.maxConcurrency());
+            this.gate.bucketsChanged();
         });
     }
 
@@ -421,6 +484,11 @@ public final class ModelLimiter implements Admission {
 
     private long now() {
         return this.timeSource.nanoTime();
+    }
+
+    /** Whether the calling thread holds this limiter's lock (for tests of the store). */
+    boolean isLockHeldByCurrentThread() {
+        return this.lock.isHeldByCurrentThread();
     }
 
     @Override

@@ -1,68 +1,99 @@
 package io.github.llmthrottle.limit;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.bucket4j.TokensInheritanceStrategy;
-import io.github.bucket4j.distributed.BucketProxy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.llmthrottle.limit.RedisBucketScript.Operation;
+import io.github.llmthrottle.limit.RedisBucketScript.Reply;
 import io.github.llmthrottle.limit.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Buckets shared by every instance that uses the same Redis server
- * ({@code llm.throttle.store=redis}): Bucket4j's compare-and-swap {@link ProxyManager}
- * over a Lettuce connection of its own, one Redis key per bucket
- * ({@code keyPrefix + ":" + key}), each with the same configuration as a local bucket
- * ({@link Bucket4jTokenBucket#configuration(long)}). Keys expire once their bucket would
- * be full again (an absent bucket is created full, so nothing is lost), and every
- * operation is atomic in Redis: a {@code tryConsume} of one instance never takes tokens
- * another instance took.
+ * ({@code llm.throttle.store=redis}), over a Lettuce connection of its own. Each bucket
+ * is one Redis key ({@code keyPrefix + ":" + key}) with the same model as a local bucket
+ * (capacity one minute's worth of the limit, refilled continuously), and one
+ * {@link RedisBucketScript} does everything to them: an admission takes all of its
+ * buckets, its model's and its tenant's, atomically in one round trip, or none
+ * ({@link #take}). Keys expire once their bucket would be full again (an absent bucket is
+ * created full, so nothing is lost).
  *
- * <h2>Limits</h2> Each handle asks Redis for its configuration with a version taken from
- * the clock when the limit was set here ({@link TokenBucket#reconfigure(long)}, or the
- * handle's creation), and Redis replaces an older configuration, keeping the tokens
- * (Bucket4j's implicit configuration replacement). So the latest limit set by any
- * instance (a redeployment with new limits, a runtime change) governs the shared bucket.
+ * <h2>Who waits for Redis</h2> Only the caller whose buckets are taken, on its own
+ * thread, for at most the timeout: the {@link ModelLimiter} calls {@link #take} without
+ * its lock. Everything else is sent without waiting, by a thread of the store's own
+ * (never an application thread, so neither a caller's lock nor its interrupt touches it):
+ * the settlement of a reservation ({@link Settlement}, to the store it was taken from:
+ * the Redis connection, or the local buckets of a call served without Redis), and the
+ * changes through a {@link TokenBucket} handle. What a handle holds is what the last
+ * answer about its bucket said, refilled since (full before the first): the actuator and
+ * the gauges read that, never Redis.
  *
- * <h2>Failures</h2> Every Redis command has a timeout. When Redis cannot be reached (no
- * connection yet, connection lost, a command failing or timing out) the store serves
- * calls without Redis for {@code retryInterval}, then tries Redis again; Lettuce
- * reconnects a lost connection in the background, and while it is not connected the store
- * does not wait for it. One warning is logged per outage, and one message when Redis
- * answers again. Without Redis, with {@link OnFailure#LOCAL} each bucket is served by a
- * local bucket of the same key (every instance then admits up to the whole limit on its
- * own); with {@link OnFailure#REJECT} taking tokens throws
- * {@link BucketStoreUnavailableException} (the {@link ModelLimiter} fails the call),
- * waits are reported as zero so that calls fail at once instead of waiting, and refunds
- * and overdrafts are dropped.
+ * <h2>Limits</h2> Each handle sends its limit with a version taken from the clock when it
+ * was set here ({@link TokenBucket#reconfigure(long)}, which also sends it at once, or
+ * the handle's creation), and Redis replaces an older limit, keeping the tokens. So the
+ * latest limit set by any instance (a redeployment with new limits, a runtime change)
+ * governs the shared bucket.
+ *
+ * <h2>Failures</h2> A command that fails or answers later than the timeout fails only its
+ * own call: with {@link OnFailure#LOCAL} that call is served from local buckets of the
+ * same keys, with {@link OnFailure#REJECT} it fails
+ * ({@link BucketStoreUnavailableException}); what a late command took is given back when
+ * it answers. A caller interrupted while it waits for its command ends with the
+ * interrupt, and what the command took is given back the same way. When Redis cannot be
+ * reached (no connection, connection lost, several commands failing in a row) the store
+ * serves every call without Redis for {@code retryInterval}, then tries again, as
+ * {@link RedisConnector} describes: one warning is logged per outage, and one message
+ * when Redis answers again. Without Redis, with {@link OnFailure#LOCAL} each bucket is
+ * served by a local bucket of the same key (every instance then admits up to the whole
+ * limit on its own); with {@link OnFailure#REJECT} admissions fail, and changes through
+ * the handles are dropped.
  *
  * <p>
  * The store opens its own connection through the given client, on a background thread:
  * the constructor waits for it for at most the client's connect timeout, later attempts
  * (after a failed one) for at most the command timeout. {@link #close()} closes it; the
- * client stays the caller's. The connection and the back-off after a failure are the
- * {@link RedisConnector}'s; this class holds the buckets and what to do without Redis.
+ * client stays the caller's.
  */
-public final class RedisBucketStore implements BucketStore, AutoCloseable {
+public final class RedisBucketStore implements SharedBucketStore, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
+
+    private static final double MINUTE_MICROS = 60_000_000.0;
+
+    private static final double MINUTE_NANOS = 60_000_000_000.0;
 
     private final String keyPrefix;
 
     private final OnFailure onFailure;
+
+    private final Duration timeout;
 
     private final TimeSource timeSource;
 
     private final LocalBucketStore local;
 
     private final RedisConnector redis;
+
+    /** Sends what nobody waits for, in order. */
+    private final ExecutorService sender;
 
     private final Map<String, SharedBucket> buckets = new ConcurrentHashMap<>();
 
@@ -93,8 +124,14 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         }
         this.keyPrefix = keyPrefix;
         this.onFailure = onFailure;
+        this.timeout = timeout;
         this.timeSource = timeSource;
         this.local = new LocalBucketStore(timeSource);
+        this.sender = Executors.newSingleThreadExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, "llm-throttle-redis-send");
+            thread.setDaemon(true);
+            return thread;
+        });
         String withoutRedis = (onFailure == OnFailure.LOCAL) ? "serving calls from local buckets" : "rejecting calls";
         this.redis = new RedisConnector(client, timeout, retryInterval, withoutRedis, timeSource);
     }
@@ -112,6 +149,52 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         this.buckets.remove(key);
     }
 
+    @Override
+    public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, Runnable givenBack)
+            throws InterruptedException {
+        SharedBucket[] buckets = handles.stream().map(SharedBucket.class::cast).toArray(SharedBucket[]::new);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before taking buckets from Redis");
+        }
+        Connection connection = this.redis.available();
+        if (Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before taking buckets from Redis");
+        }
+        Throwable cause = null;
+        if (connection != null) {
+            long now = nowMicros();
+            CompletableFuture<Reply> command = run(connection, Operation.TAKE, now, modelBuckets, buckets, costs);
+            try {
+                Reply reply = command.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+                this.redis.answered();
+                observe(buckets, reply, now);
+                if (reply.taken()) {
+                    return new Take(new RedisSettlement(connection, buckets), 0, 0);
+                }
+                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()));
+            }
+            catch (TimeoutException ex) {
+                giveBackWhenTaken(command, connection, buckets, costs, givenBack);
+                this.redis.commandFailed(connection, ex);
+                cause = ex;
+            }
+            catch (ExecutionException ex) {
+                this.redis.commandFailed(connection, ex.getCause());
+                cause = ex.getCause();
+            }
+            catch (InterruptedException ex) {
+                // Says nothing about Redis: the command goes on, and what it took comes
+                // back.
+                giveBackWhenTaken(command, connection, buckets, costs, givenBack);
+                throw ex;
+            }
+        }
+        if (this.onFailure == OnFailure.REJECT) {
+            throw new BucketStoreUnavailableException("Redis bucket store unavailable", this.redis.untilRetry(), cause);
+        }
+        return takeLocally(buckets, costs, modelBuckets);
+    }
+
     /**
      * Whether the store is serving calls without Redis now (until Redis answers again).
      * @return whether an outage is going on
@@ -123,12 +206,143 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     /** Closes the store's connection; the client stays open. */
     @Override
     public void close() {
+        this.sender.shutdown();
         this.redis.close();
     }
 
+    /** A take served by the local buckets of the same keys, all or nothing. */
+    private Take takeLocally(SharedBucket[] buckets, long[] costs, int modelBuckets) {
+        TokenBucket[] local = new TokenBucket[buckets.length];
+        long modelWait = 0;
+        long tenantWait = 0;
+        for (int i = 0; i < buckets.length; i++) {
+            local[i] = buckets[i].local();
+            long wait = local[i].nanosToWaitFor(costs[i]);
+            if (i < modelBuckets) {
+                modelWait = Math.max(modelWait, wait);
+            }
+            else {
+                tenantWait = Math.max(tenantWait, wait);
+            }
+        }
+        Take take;
+        if (modelWait > 0 || tenantWait > 0) {
+            take = new Take(null, modelWait, tenantWait);
+        }
+        else {
+            int taken = 0;
+            while (taken < local.length && local[taken].tryConsume(costs[taken])) {
+                taken++;
+            }
+            if (taken == local.length) {
+                take = new Take(new LocalSettlement(buckets, local), 0, 0);
+            }
+            else {
+                // A settlement of the same buckets came in between: give back, look
+                // again.
+                for (int i = 0; i < taken; i++) {
+                    local[i].refund(costs[i]);
+                }
+                take = new Take(null, 0, 0);
+            }
+        }
+        for (int i = 0; i < buckets.length; i++) {
+            buckets[i].observeLocal(local[i]);
+        }
+        return take;
+    }
+
+    private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
+            SharedBucket[] buckets, long[] amounts) {
+        String[] keys = new String[buckets.length];
+        long[] capacities = new long[buckets.length];
+        long[] versions = new long[buckets.length];
+        for (int i = 0; i < buckets.length; i++) {
+            Limit limit = buckets[i].limit;
+            keys[i] = buckets[i].redisKey;
+            capacities[i] = limit.perMinute();
+            versions[i] = limit.version();
+        }
+        return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, keys, capacities,
+                versions, amounts);
+    }
+
+    /**
+     * Sends a command nobody waits for, from the store's own thread, on
+     * {@code connection} if it is still open; {@code applied} runs with its answer.
+     */
+    private void send(Connection connection, Operation operation, SharedBucket[] buckets, long[] amounts,
+            @Nullable Runnable applied) {
+        try {
+            this.sender.execute(() -> {
+                if (!connection.connection().isOpen()) {
+                    logger.debug("Redis connection lost: a change of the shared buckets was dropped");
+                    return;
+                }
+                long now = nowMicros();
+                run(connection, operation, now, buckets.length, buckets, amounts)
+                    .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    .whenComplete((reply, failure) -> {
+                        if (failure != null) {
+                            this.redis.commandFailed(connection, failure);
+                            return;
+                        }
+                        this.redis.answered();
+                        observe(buckets, reply, now);
+                        if (applied != null) {
+                            execute(applied);
+                        }
+                    });
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            // closed
+        }
+    }
+
+    private void execute(Runnable task) {
+        try {
+            this.sender.execute(task);
+        }
+        catch (RejectedExecutionException ex) {
+            // closed
+        }
+    }
+
+    /** Once a late or abandoned take answers, gives back what it took. */
+    private void giveBackWhenTaken(CompletableFuture<Reply> command, Connection connection, SharedBucket[] buckets,
+            long[] costs, Runnable givenBack) {
+        command.thenAccept((reply) -> {
+            if (reply.taken()) {
+                long[] giveBack = new long[costs.length];
+                for (int i = 0; i < costs.length; i++) {
+                    giveBack[i] = -costs[i];
+                }
+                send(connection, Operation.ADJUST, buckets, giveBack, givenBack);
+            }
+        });
+    }
+
+    private static void observe(SharedBucket[] buckets, Reply reply, long atMicros) {
+        for (int i = 0; i < buckets.length; i++) {
+            buckets[i].observe(reply.levels()[i], atMicros);
+        }
+    }
+
+    private static long nanos(long micros) {
+        if (micros < 0) {
+            return Long.MAX_VALUE;
+        }
+        return (micros > Long.MAX_VALUE / 1000) ? Long.MAX_VALUE : micros * 1000;
+    }
+
+    private long nowMicros() {
+        Instant now = this.timeSource.instant();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+
     private long nextVersion() {
-        // Wall-clock millis: every instance orders the configurations it sets by the same
-        // time.
+        // Wall-clock millis: every instance orders the limits it sets by the same time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
     }
@@ -149,17 +363,75 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
     }
 
-    /** A limit and the configuration version it was set with. */
+    /** A limit and the version it was set with. */
     private record Limit(long perMinute, long version) {
     }
 
-    /** The Bucket4j proxy of one key, for one connection and limit. */
-    private record Remote(Connection connection, Limit limit, Bucket4jTokenBucket bucket) {
+    /** What a bucket held at a time (microseconds of the wall clock). */
+    private record Level(double tokens, long atMicros) {
+    }
+
+    /** The settlement of a reservation taken from Redis: to the same connection. */
+    private final class RedisSettlement implements Settlement {
+
+        private final Connection connection;
+
+        private final SharedBucket[] buckets;
+
+        RedisSettlement(Connection connection, SharedBucket[] buckets) {
+            this.connection = connection;
+            this.buckets = buckets;
+        }
+
+        @Override
+        public void adjust(long[] amounts, Runnable givenBack) {
+            boolean givesBack = false;
+            for (long amount : amounts) {
+                givesBack |= amount < 0;
+            }
+            send(this.connection, Operation.ADJUST, this.buckets, amounts, givesBack ? givenBack : null);
+        }
+
     }
 
     /**
-     * One shared bucket: Redis when it answers, the local fallback (or a refusal) when
-     * not.
+     * The settlement of a reservation served by local buckets while Redis did not answer:
+     * to the same local buckets, even once Redis answers again.
+     */
+    private static final class LocalSettlement implements Settlement {
+
+        private final SharedBucket[] buckets;
+
+        private final TokenBucket[] local;
+
+        LocalSettlement(SharedBucket[] buckets, TokenBucket[] local) {
+            this.buckets = buckets;
+            this.local = local;
+        }
+
+        @Override
+        public void adjust(long[] amounts, Runnable givenBack) {
+            boolean gaveBack = false;
+            for (int i = 0; i < amounts.length; i++) {
+                if (amounts[i] < 0) {
+                    this.local[i].refund(-amounts[i]);
+                    gaveBack = true;
+                }
+                else if (amounts[i] > 0) {
+                    this.local[i].forceConsume(amounts[i]);
+                }
+                this.buckets[i].observeLocal(this.local[i]);
+            }
+            if (gaveBack) {
+                givenBack.run();
+            }
+        }
+
+    }
+
+    /**
+     * The handle of one shared bucket: what Redis (or the local fallback) last said it
+     * holds, and changes sent without waiting.
      */
     private final class SharedBucket implements TokenBucket {
 
@@ -169,7 +441,7 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
         private volatile Limit limit;
 
-        private volatile @Nullable Remote remote;
+        private final AtomicReference<@Nullable Level> level = new AtomicReference<>();
 
         SharedBucket(String redisKey, String key, long limitPerMinute) {
             this.redisKey = redisKey;
@@ -184,7 +456,7 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
         @Override
         public long availableTokens() {
-            return execute(TokenBucket::availableTokens, () -> 0L);
+            return (long) Math.floor(tokensNow());
         }
 
         @Override
@@ -192,11 +464,14 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
             if (tokens <= 0) {
                 return true;
             }
-            return execute((bucket) -> bucket.tryConsume(tokens), () -> {
-                throw new BucketStoreUnavailableException(
-                        "Redis bucket store unavailable for bucket '" + this.key + "'",
-                        RedisBucketStore.this.redis.untilRetry(), null);
-            });
+            try {
+                return take(List.of(this), new long[] { tokens }, 1, () -> {
+                }).taken();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
 
         @Override
@@ -204,79 +479,104 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
             if (tokens <= 0) {
                 return 0;
             }
-            if (tokens > capacity()) {
+            long capacity = capacity();
+            if (tokens > capacity) {
                 return Long.MAX_VALUE;
             }
-            // Rejecting: report no wait, so that the call reaches tryConsume and fails at
-            // once.
-            return execute((bucket) -> bucket.nanosToWaitFor(tokens), () -> 0L);
+            double lacking = tokens - tokensNow();
+            return (lacking <= 0) ? 0 : (long) Math.ceil(lacking * MINUTE_NANOS / capacity);
         }
 
         @Override
         public void forceConsume(long tokens) {
             if (tokens > 0) {
-                execute((bucket) -> {
-                    bucket.forceConsume(tokens);
-                    return null;
-                }, () -> null);
+                send(Operation.ADJUST, tokens);
             }
         }
 
         @Override
         public void refund(long tokens) {
             if (tokens > 0) {
-                execute((bucket) -> {
-                    bucket.refund(tokens);
-                    return null;
-                }, () -> null);
+                send(Operation.ADJUST, -tokens);
             }
+        }
+
+        @Override
+        public void limitTo(long tokens) {
+            // Redis may hold more than this instance last heard: let it decide.
+            send(Operation.CAP, tokens);
         }
 
         @Override
         public void reconfigure(long limitPerMinute) {
             if (limitPerMinute != this.limit.perMinute()) {
                 this.limit = new Limit(limitPerMinute, nextVersion());
-                // Any command carries the newer configuration version: tell Redis now,
-                // not with the next admission, so that the other instances see the new
-                // limit at once.
-                execute(TokenBucket::availableTokens, () -> 0L);
+                // Tell Redis now, not with the next admission, so that the other
+                // instances
+                // see the new limit at once.
+                send(Operation.ADJUST, 0);
             }
         }
 
-        private <T> T execute(Function<TokenBucket, T> operation, Supplier<T> whenRejecting) {
-            RedisConnector redis = RedisBucketStore.this.redis;
-            Connection current = redis.available();
-            if (current != null) {
-                try {
-                    T result = operation.apply(remote(current));
-                    redis.answered();
-                    return result;
-                }
-                catch (RuntimeException ex) {
-                    // An interrupted caller says nothing about Redis.
-                    if (!Thread.currentThread().isInterrupted()) {
-                        redis.failed(ex);
+        /**
+         * Sends one change to Redis if it answers, else to the local bucket (or drops it,
+         * rejecting), without waiting.
+         */
+        void send(Operation operation, long amount) {
+            Connection connection = RedisBucketStore.this.redis.current();
+            if (connection != null) {
+                RedisBucketStore.this.send(connection, operation, new SharedBucket[] { this }, new long[] { amount },
+                        null);
+            }
+            else if (RedisBucketStore.this.onFailure == OnFailure.LOCAL) {
+                TokenBucket local = local();
+                switch (operation) {
+                    case ADJUST -> {
+                        if (amount > 0) {
+                            local.forceConsume(amount);
+                        }
+                        else {
+                            local.refund(-amount);
+                        }
                     }
+                    case CAP -> local.limitTo(amount);
+                    case TAKE -> local.tryConsume(amount);
                 }
+                observeLocal(local);
             }
-            if (RedisBucketStore.this.onFailure == OnFailure.REJECT) {
-                return whenRejecting.get();
-            }
-            return operation.apply(RedisBucketStore.this.local.bucket(this.key, this.limit.perMinute()));
         }
 
-        private TokenBucket remote(Connection current) {
-            Limit wanted = this.limit;
-            Remote proxy = this.remote;
-            if (proxy == null || proxy.connection() != current || proxy.limit() != wanted) {
-                BucketProxy bucket = current.proxyManager()
-                    .builder()
-                    .withImplicitConfigurationReplacement(wanted.version(), TokensInheritanceStrategy.AS_IS)
-                    .build(this.redisKey, () -> Bucket4jTokenBucket.configuration(wanted.perMinute()));
-                proxy = new Remote(current, wanted, new Bucket4jTokenBucket(bucket, wanted.perMinute()));
-                this.remote = proxy;
+        /** The local bucket that stands in for this one while Redis does not answer. */
+        TokenBucket local() {
+            return RedisBucketStore.this.local.bucket(this.key, this.limit.perMinute());
+        }
+
+        /** Records what the bucket held at a time, unless a later answer is known. */
+        void observe(double tokens, long atMicros) {
+            Level observed = new Level(tokens, atMicros);
+            this.level.accumulateAndGet(observed,
+                    (known, next) -> (known == null || next.atMicros() >= known.atMicros()) ? next : known);
+        }
+
+        void observeLocal(TokenBucket local) {
+            observe(local.availableTokens(), nowMicros());
+        }
+
+        /**
+         * What the last answer said, refilled since (full before the first answer, as an
+         * absent bucket is).
+         */
+        private double tokensNow() {
+            Level known = this.level.get();
+            double capacity = capacity();
+            if (known == null) {
+                return capacity;
             }
-            return proxy.bucket();
+            if (known.tokens() >= capacity) {
+                return capacity;
+            }
+            long elapsed = Math.max(0, nowMicros() - known.atMicros());
+            return Math.min(capacity, known.tokens() + elapsed * capacity / MINUTE_MICROS);
         }
 
         @Override
