@@ -3,6 +3,7 @@ package io.github.llmthrottle.limit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
@@ -31,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * <h2>Shared store</h2> With a {@link SharedBucketStore} (Redis) the gate asks nothing of
  * the buckets itself: a call that may go takes its slot and becomes the <em>taker</em>
  * ({@link Waiter#taking}), and takes all of its buckets in one round trip on its own
- * thread, without the limiter's lock ({@link ModelLimiter}); {@link #taken} applies the
- * answer. One call of the model takes at a time, so the queue order holds, and nobody
+ * thread, without the limiter's lock ({@link #take}), and the answer admits it or holds
+ * it back. One call of the model takes at a time, so the queue order holds, and nobody
  * waits for the store but the call whose buckets are asked for. A call the store held
  * back asks again when the store said its buckets would hold enough (at most
  * {@link #SHARED_RECHECK_NANOS} later, as other instances may give back sooner), or as
@@ -188,6 +189,36 @@ final class AdmissionGate {
     }
 
     /**
+     * Takes the taker's buckets from the shared store in one round trip, on the taker's
+     * own thread with {@code lock} (the limiter's, held when called) released meanwhile,
+     * so that only the taker waits for the store; then applies the answer
+     * ({@link #taken}).
+     * @param waiter the taker
+     * @param lock the limiter's lock
+     * @throws InterruptedException if the taker is interrupted meanwhile
+     */
+    void take(Waiter waiter, ReentrantLock lock) throws InterruptedException {
+        Demand demand = waiter.taking;
+        SharedBucketStore shared = this.shared;
+        if (demand == null || shared == null) {
+            return;
+        }
+        SharedBucketStore.Take take = null;
+        BucketStoreUnavailableException failure = null;
+        lock.unlock();
+        try {
+            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), this.limiter.gaveBack);
+        }
+        catch (BucketStoreUnavailableException ex) {
+            failure = ex;
+        }
+        finally {
+            lock.lock();
+        }
+        taken(waiter, take, failure, this.limiter.now());
+    }
+
+    /**
      * Applies the answer of the shared store to the taker: admits it, fails it, or holds
      * it back until the store's buckets would hold what it lacks.
      * @param waiter the call that took
@@ -195,8 +226,8 @@ final class AdmissionGate {
      * @param failure why the store refused, {@code null} if it answered
      * @param now the time now, in nanoseconds of the limiter's clock
      */
-    void taken(Waiter waiter, SharedBucketStore.@Nullable Take take, @Nullable BucketStoreUnavailableException failure,
-            long now) {
+    private void taken(Waiter waiter, SharedBucketStore.@Nullable Take take,
+            @Nullable BucketStoreUnavailableException failure, long now) {
         Demand demand = waiter.taking;
         if (demand == null) {
             return;

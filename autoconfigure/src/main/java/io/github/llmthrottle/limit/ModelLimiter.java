@@ -66,12 +66,8 @@ import org.jspecify.annotations.Nullable;
  * waiting).
  *
  * <p>
- * With a {@link SharedBucketStore} (Redis) the lock is never held across a round trip: a
- * call that may go takes all of its buckets (its model's and its tenant's) in one atomic
- * round trip on its own thread with the lock released (see {@link AdmissionGate}), its
- * settlement is sent to the store it was taken from without waiting, and the state for
- * the actuator and the gauges shows the levels the store last reported. A caller
- * interrupted or a command that is slow only ever fails its own call.
+ * With a {@link SharedBucketStore} (Redis) the lock is never held across a round trip
+ * ({@link AdmissionGate}); the state shows the levels the store last reported.
  */
 public final class ModelLimiter implements Admission {
 
@@ -109,11 +105,11 @@ public final class ModelLimiter implements Admission {
 
     private final WaitEstimate estimate;
 
-    /** The store, when its buckets are taken in a round trip without the lock. */
-    private final @Nullable SharedBucketStore shared;
-
-    /** {@link #bucketsGaveBack()}, made once. */
-    final Runnable gaveBack = this::bucketsGaveBack;
+    /**
+     * Run once tokens given back to a shared store were applied: the calls its last
+     * answer held back ask again.
+     */
+    final Runnable gaveBack;
 
     /**
      * Creates the admission control of one client and model.
@@ -146,9 +142,10 @@ public final class ModelLimiter implements Admission {
                 MAX_TRACKED_TENANTS, queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);
         this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency());
-        this.shared = (store instanceof SharedBucketStore sharedStore) ? sharedStore : null;
-        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency, this.shared);
+        this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency,
+                (store instanceof SharedBucketStore shared) ? shared : null);
         this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
+        this.gaveBack = () -> update((now) -> this.gate.bucketsChanged());
     }
 
     /**
@@ -222,7 +219,11 @@ public final class ModelLimiter implements Admission {
                     throw waiter.failure;
                 }
                 if (waiter.taking != null) {
-                    take(waiter);
+                    this.gate.take(waiter, this.lock);
+                    if (waiter.permit != null || waiter.failure != null) {
+                        this.queue.remove(waiter);
+                    }
+                    dispatch(now());
                     continue;
                 }
                 long now = now();
@@ -246,37 +247,6 @@ public final class ModelLimiter implements Admission {
             leave(waiter);
             throw ex;
         }
-    }
-
-    /**
-     * Takes the waiter's buckets from the shared store in one round trip, with the lock
-     * released meanwhile (only this waiter waits for the store), and applies the answer.
-     * Called with the lock held, by the waiter's own thread.
-     */
-    private void take(Waiter waiter) throws InterruptedException {
-        AdmissionGate.Demand demand = waiter.taking;
-        SharedBucketStore shared = this.shared;
-        if (demand == null || shared == null) {
-            return;
-        }
-        SharedBucketStore.Take take = null;
-        BucketStoreUnavailableException failure = null;
-        this.lock.unlock();
-        try {
-            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), this.gaveBack);
-        }
-        catch (BucketStoreUnavailableException ex) {
-            failure = ex;
-        }
-        finally {
-            this.lock.lock();
-        }
-        long now = now();
-        this.gate.taken(waiter, take, failure, now);
-        if (waiter.permit != null || waiter.failure != null) {
-            this.queue.remove(waiter);
-        }
-        dispatch(now);
     }
 
     /**
@@ -333,15 +303,6 @@ public final class ModelLimiter implements Admission {
         finally {
             this.lock.unlock();
         }
-    }
-
-    /**
-     * Records that tokens were given back to this model's buckets in a shared store (a
-     * settlement or a cancelled admission, once applied): calls the store's last answer
-     * held back ask it again.
-     */
-    private void bucketsGaveBack() {
-        update((now) -> this.gate.bucketsChanged());
     }
 
     /**
@@ -482,13 +443,8 @@ public final class ModelLimiter implements Admission {
         return (bucket != null) ? bucket.availableTokens() : null;
     }
 
-    private long now() {
+    long now() {
         return this.timeSource.nanoTime();
-    }
-
-    /** Whether the calling thread holds this limiter's lock (for tests of the store). */
-    boolean isLockHeldByCurrentThread() {
-        return this.lock.isHeldByCurrentThread();
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.llmthrottle.limit.RedisBucketScript.Operation;
 import io.github.llmthrottle.limit.RedisBucketScript.Reply;
@@ -47,24 +46,18 @@ import org.jspecify.annotations.Nullable;
  * the gauges read that, never Redis.
  *
  * <h2>Limits</h2> Each handle sends its limit with a version taken from the clock when it
- * was set here ({@link TokenBucket#reconfigure(long)}, which also sends it at once, or
- * the handle's creation), and Redis replaces an older limit, keeping the tokens. So the
- * latest limit set by any instance (a redeployment with new limits, a runtime change)
- * governs the shared bucket.
+ * was set here, and Redis replaces an older limit, keeping the tokens: the latest limit
+ * set by any instance governs the shared bucket.
  *
  * <h2>Failures</h2> A command that fails or answers later than the timeout fails only its
- * own call: with {@link OnFailure#LOCAL} that call is served from local buckets of the
- * same keys, with {@link OnFailure#REJECT} it fails
- * ({@link BucketStoreUnavailableException}); what a late command took is given back when
- * it answers. A caller interrupted while it waits for its command ends with the
- * interrupt, and what the command took is given back the same way. When Redis cannot be
- * reached (no connection, connection lost, several commands failing in a row) the store
- * serves every call without Redis for {@code retryInterval}, then tries again, as
- * {@link RedisConnector} describes: one warning is logged per outage, and one message
- * when Redis answers again. Without Redis, with {@link OnFailure#LOCAL} each bucket is
- * served by a local bucket of the same key (every instance then admits up to the whole
- * limit on its own); with {@link OnFailure#REJECT} admissions fail, and changes through
- * the handles are dropped.
+ * own call: served from local buckets of the same keys ({@link OnFailure#LOCAL}) or
+ * refused ({@link BucketStoreUnavailableException}); what a late command, or that of a
+ * caller interrupted while waiting for it, took is given back when it answers. When Redis
+ * cannot be reached (no connection, connection lost, several commands failing in a row)
+ * every call does without Redis for {@code retryInterval}, as {@link RedisConnector}
+ * describes: with {@link OnFailure#LOCAL} each bucket is served by a local bucket of the
+ * same key (every instance then admits up to the whole limit on its own); with
+ * {@link OnFailure#REJECT} admissions fail, and changes through the handles are dropped.
  *
  * <p>
  * The store opens its own connection through the given client, on a background thread:
@@ -75,10 +68,6 @@ import org.jspecify.annotations.Nullable;
 public final class RedisBucketStore implements SharedBucketStore, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
-
-    private static final double MINUTE_MICROS = 60_000_000.0;
-
-    private static final double MINUTE_NANOS = 60_000_000_000.0;
 
     private final String keyPrefix;
 
@@ -95,7 +84,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     /** Sends what nobody waits for, in order. */
     private final ExecutorService sender;
 
-    private final Map<String, SharedBucket> buckets = new ConcurrentHashMap<>();
+    private final Map<String, RedisBucket> buckets = new ConcurrentHashMap<>();
 
     private final AtomicLong lastVersion = new AtomicLong();
 
@@ -138,8 +127,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     @Override
     public TokenBucket bucket(String key, long limitPerMinute) {
-        SharedBucket bucket = this.buckets.computeIfAbsent(key,
-                (k) -> new SharedBucket(this.keyPrefix + ":" + k, k, limitPerMinute));
+        RedisBucket bucket = this.buckets.computeIfAbsent(key,
+                (k) -> new RedisBucket(this, this.keyPrefix + ":" + k, k, limitPerMinute));
         bucket.reconfigure(limitPerMinute);
         return bucket;
     }
@@ -152,7 +141,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     @Override
     public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, Runnable givenBack)
             throws InterruptedException {
-        SharedBucket[] buckets = handles.stream().map(SharedBucket.class::cast).toArray(SharedBucket[]::new);
+        RedisBucket[] buckets = handles.stream().map(RedisBucket.class::cast).toArray(RedisBucket[]::new);
         if (Thread.interrupted()) {
             throw new InterruptedException("Interrupted before taking buckets from Redis");
         }
@@ -211,12 +200,12 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     /** A take served by the local buckets of the same keys, all or nothing. */
-    private Take takeLocally(SharedBucket[] buckets, long[] costs, int modelBuckets) {
+    private Take takeLocally(RedisBucket[] buckets, long[] costs, int modelBuckets) {
         TokenBucket[] local = new TokenBucket[buckets.length];
         long modelWait = 0;
         long tenantWait = 0;
         for (int i = 0; i < buckets.length; i++) {
-            local[i] = buckets[i].local();
+            local[i] = local(buckets[i]);
             long wait = local[i].nanosToWaitFor(costs[i]);
             if (i < modelBuckets) {
                 modelWait = Math.max(modelWait, wait);
@@ -253,12 +242,12 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
-            SharedBucket[] buckets, long[] amounts) {
+            RedisBucket[] buckets, long[] amounts) {
         String[] keys = new String[buckets.length];
         long[] capacities = new long[buckets.length];
         long[] versions = new long[buckets.length];
         for (int i = 0; i < buckets.length; i++) {
-            Limit limit = buckets[i].limit;
+            RedisBucket.Limit limit = buckets[i].limit();
             keys[i] = buckets[i].redisKey;
             capacities[i] = limit.perMinute();
             versions[i] = limit.version();
@@ -271,7 +260,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      * Sends a command nobody waits for, from the store's own thread, on
      * {@code connection} if it is still open; {@code applied} runs with its answer.
      */
-    private void send(Connection connection, Operation operation, SharedBucket[] buckets, long[] amounts,
+    private void send(Connection connection, Operation operation, RedisBucket[] buckets, long[] amounts,
             @Nullable Runnable applied) {
         try {
             this.sender.execute(() -> {
@@ -310,7 +299,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     /** Once a late or abandoned take answers, gives back what it took. */
-    private void giveBackWhenTaken(CompletableFuture<Reply> command, Connection connection, SharedBucket[] buckets,
+    private void giveBackWhenTaken(CompletableFuture<Reply> command, Connection connection, RedisBucket[] buckets,
             long[] costs, Runnable givenBack) {
         command.thenAccept((reply) -> {
             if (reply.taken()) {
@@ -323,7 +312,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         });
     }
 
-    private static void observe(SharedBucket[] buckets, Reply reply, long atMicros) {
+    private static void observe(RedisBucket[] buckets, Reply reply, long atMicros) {
         for (int i = 0; i < buckets.length; i++) {
             buckets[i].observe(reply.levels()[i], atMicros);
         }
@@ -336,12 +325,44 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         return (micros > Long.MAX_VALUE / 1000) ? Long.MAX_VALUE : micros * 1000;
     }
 
-    private long nowMicros() {
+    /**
+     * Sends one change of a bucket to Redis if it answers, else to the local bucket (or
+     * drops it, rejecting), without waiting.
+     */
+    void change(RedisBucket bucket, Operation operation, long amount) {
+        Connection connection = this.redis.current();
+        if (connection != null) {
+            send(connection, operation, new RedisBucket[] { bucket }, new long[] { amount }, null);
+        }
+        else if (this.onFailure == OnFailure.LOCAL) {
+            TokenBucket local = local(bucket);
+            switch (operation) {
+                case ADJUST -> {
+                    if (amount > 0) {
+                        local.forceConsume(amount);
+                    }
+                    else {
+                        local.refund(-amount);
+                    }
+                }
+                case CAP -> local.limitTo(amount);
+                case TAKE -> local.tryConsume(amount);
+            }
+            bucket.observeLocal(local);
+        }
+    }
+
+    /** The local bucket that stands in for {@code bucket} while Redis does not answer. */
+    private TokenBucket local(RedisBucket bucket) {
+        return this.local.bucket(bucket.key, bucket.capacity());
+    }
+
+    long nowMicros() {
         Instant now = this.timeSource.instant();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
     }
 
-    private long nextVersion() {
+    long nextVersion() {
         // Wall-clock millis: every instance orders the limits it sets by the same time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
@@ -363,22 +384,14 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     }
 
-    /** A limit and the version it was set with. */
-    private record Limit(long perMinute, long version) {
-    }
-
-    /** What a bucket held at a time (microseconds of the wall clock). */
-    private record Level(double tokens, long atMicros) {
-    }
-
     /** The settlement of a reservation taken from Redis: to the same connection. */
     private final class RedisSettlement implements Settlement {
 
         private final Connection connection;
 
-        private final SharedBucket[] buckets;
+        private final RedisBucket[] buckets;
 
-        RedisSettlement(Connection connection, SharedBucket[] buckets) {
+        RedisSettlement(Connection connection, RedisBucket[] buckets) {
             this.connection = connection;
             this.buckets = buckets;
         }
@@ -400,11 +413,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      */
     private static final class LocalSettlement implements Settlement {
 
-        private final SharedBucket[] buckets;
+        private final RedisBucket[] buckets;
 
         private final TokenBucket[] local;
 
-        LocalSettlement(SharedBucket[] buckets, TokenBucket[] local) {
+        LocalSettlement(RedisBucket[] buckets, TokenBucket[] local) {
             this.buckets = buckets;
             this.local = local;
         }
@@ -425,163 +438,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             if (gaveBack) {
                 givenBack.run();
             }
-        }
-
-    }
-
-    /**
-     * The handle of one shared bucket: what Redis (or the local fallback) last said it
-     * holds, and changes sent without waiting.
-     */
-    private final class SharedBucket implements TokenBucket {
-
-        private final String redisKey;
-
-        private final String key;
-
-        private volatile Limit limit;
-
-        private final AtomicReference<@Nullable Level> level = new AtomicReference<>();
-
-        SharedBucket(String redisKey, String key, long limitPerMinute) {
-            this.redisKey = redisKey;
-            this.key = key;
-            this.limit = new Limit(limitPerMinute, nextVersion());
-        }
-
-        @Override
-        public long capacity() {
-            return this.limit.perMinute();
-        }
-
-        @Override
-        public long availableTokens() {
-            return (long) Math.floor(tokensNow());
-        }
-
-        @Override
-        public boolean tryConsume(long tokens) {
-            if (tokens <= 0) {
-                return true;
-            }
-            try {
-                return take(List.of(this), new long[] { tokens }, 1, () -> {
-                }).taken();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-
-        @Override
-        public long nanosToWaitFor(long tokens) {
-            if (tokens <= 0) {
-                return 0;
-            }
-            long capacity = capacity();
-            if (tokens > capacity) {
-                return Long.MAX_VALUE;
-            }
-            double lacking = tokens - tokensNow();
-            return (lacking <= 0) ? 0 : (long) Math.ceil(lacking * MINUTE_NANOS / capacity);
-        }
-
-        @Override
-        public void forceConsume(long tokens) {
-            if (tokens > 0) {
-                send(Operation.ADJUST, tokens);
-            }
-        }
-
-        @Override
-        public void refund(long tokens) {
-            if (tokens > 0) {
-                send(Operation.ADJUST, -tokens);
-            }
-        }
-
-        @Override
-        public void limitTo(long tokens) {
-            // Redis may hold more than this instance last heard: let it decide.
-            send(Operation.CAP, tokens);
-        }
-
-        @Override
-        public void reconfigure(long limitPerMinute) {
-            if (limitPerMinute != this.limit.perMinute()) {
-                this.limit = new Limit(limitPerMinute, nextVersion());
-                // Tell Redis now, not with the next admission, so that the other
-                // instances
-                // see the new limit at once.
-                send(Operation.ADJUST, 0);
-            }
-        }
-
-        /**
-         * Sends one change to Redis if it answers, else to the local bucket (or drops it,
-         * rejecting), without waiting.
-         */
-        void send(Operation operation, long amount) {
-            Connection connection = RedisBucketStore.this.redis.current();
-            if (connection != null) {
-                RedisBucketStore.this.send(connection, operation, new SharedBucket[] { this }, new long[] { amount },
-                        null);
-            }
-            else if (RedisBucketStore.this.onFailure == OnFailure.LOCAL) {
-                TokenBucket local = local();
-                switch (operation) {
-                    case ADJUST -> {
-                        if (amount > 0) {
-                            local.forceConsume(amount);
-                        }
-                        else {
-                            local.refund(-amount);
-                        }
-                    }
-                    case CAP -> local.limitTo(amount);
-                    case TAKE -> local.tryConsume(amount);
-                }
-                observeLocal(local);
-            }
-        }
-
-        /** The local bucket that stands in for this one while Redis does not answer. */
-        TokenBucket local() {
-            return RedisBucketStore.this.local.bucket(this.key, this.limit.perMinute());
-        }
-
-        /** Records what the bucket held at a time, unless a later answer is known. */
-        void observe(double tokens, long atMicros) {
-            Level observed = new Level(tokens, atMicros);
-            this.level.accumulateAndGet(observed,
-                    (known, next) -> (known == null || next.atMicros() >= known.atMicros()) ? next : known);
-        }
-
-        void observeLocal(TokenBucket local) {
-            observe(local.availableTokens(), nowMicros());
-        }
-
-        /**
-         * What the last answer said, refilled since (full before the first answer, as an
-         * absent bucket is).
-         */
-        private double tokensNow() {
-            Level known = this.level.get();
-            double capacity = capacity();
-            if (known == null) {
-                return capacity;
-            }
-            if (known.tokens() >= capacity) {
-                return capacity;
-            }
-            long elapsed = Math.max(0, nowMicros() - known.atMicros());
-            return Math.min(capacity, known.tokens() + elapsed * capacity / MINUTE_MICROS);
-        }
-
-        @Override
-        public String toString() {
-            return "RedisBucketStore.SharedBucket[key=" + this.redisKey + ", capacity=" + capacity() + "]";
         }
 
     }

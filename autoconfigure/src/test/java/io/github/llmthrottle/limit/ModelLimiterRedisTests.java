@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -57,7 +60,10 @@ class ModelLimiterRedisTests {
      */
     private final List<String> commands = new CopyOnWriteArrayList<>();
 
-    private final List<ModelLimiter> watched = new CopyOnWriteArrayList<>();
+    /**
+     * The locks of the limiters watched (read from the limiter, which keeps it private).
+     */
+    private final List<ReentrantLock> watched = new CopyOnWriteArrayList<>();
 
     private final AtomicInteger sentUnderLock = new AtomicInteger();
 
@@ -305,7 +311,7 @@ class ModelLimiterRedisTests {
     private ModelLimiter limiter(BucketStore store, ModelLimits limits, @Nullable TenantLimits tenantLimits) {
         ModelLimiter limiter = new ModelLimiter("anthropic", "opus", limits, 100, Duration.ZERO,
                 (tenant) -> tenantLimits, store, this.clock);
-        this.watched.add(limiter);
+        this.watched.add((ReentrantLock) ReflectionTestUtils.getField(limiter, "lock"));
         return limiter;
     }
 
@@ -322,8 +328,8 @@ class ModelLimiterRedisTests {
             @Override
             public void commandStarted(CommandStartedEvent event) {
                 ModelLimiterRedisTests.this.commands.add(event.getCommand().getType().toString());
-                for (ModelLimiter limiter : ModelLimiterRedisTests.this.watched) {
-                    if (limiter.isLockHeldByCurrentThread()) {
+                for (ReentrantLock lock : ModelLimiterRedisTests.this.watched) {
+                    if (lock.isHeldByCurrentThread()) {
                         ModelLimiterRedisTests.this.sentUnderLock.incrementAndGet();
                     }
                 }

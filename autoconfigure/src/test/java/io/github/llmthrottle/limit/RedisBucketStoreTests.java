@@ -231,6 +231,28 @@ class RedisBucketStoreTests {
         }
     }
 
+    @Test
+    void aSettlementGoesToTheStoreTheReservationWasTakenFrom() throws Exception {
+        int port = TcpForwarder.freePort();
+        TcpForwarder forwarder = new TcpForwarder(port, TestRedis.port());
+        this.closeables.add(forwarder);
+        LimiterRegistry registry = registry(store(port, RedisBucketStore.OnFailure.LOCAL), null, 1000L);
+        ModelLimiter limiter = registry.limiter("anthropic", "opus");
+        // Redis unreachable: served from the local bucket
+        Permit local = limiter.acquire(request(600));
+        forwarder.start();
+        this.clock.advance(RETRY);
+        Permit shared = limiter.acquire(request(100));
+        assertThat(tokensInRedis("{anthropic:opus}:input-tokens")).isEqualTo(900);
+        // Redis answers again, but what the local bucket reserved goes back to it
+        local.settle(0, 0);
+        Thread.sleep(300);
+        assertThat(tokensInRedis("{anthropic:opus}:input-tokens")).isEqualTo(900);
+        shared.settle(50, 0);
+        await().atMost(PATIENCE)
+            .untilAsserted(() -> assertThat(tokensInRedis("{anthropic:opus}:input-tokens")).isEqualTo(950));
+    }
+
     private int admitted(List<LimiterRegistry> registries, int attempts) throws InterruptedException {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
