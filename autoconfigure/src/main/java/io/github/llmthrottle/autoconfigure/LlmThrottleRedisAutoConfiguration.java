@@ -1,6 +1,5 @@
 package io.github.llmthrottle.autoconfigure;
 
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.QuotaStore;
 import io.github.llmthrottle.limit.RedisBucketStore;
@@ -30,8 +29,8 @@ import org.springframework.web.client.RestClient;
  * (the {@code spring.data.redis.*} settings), closed on shutdown, and a
  * {@link RedisQuotaStore} for the token quotas over days and months, likewise. Runs
  * before {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without
- * Lettuce, Bucket4j's Lettuce integration or Boot's Lettuce connection, startup fails
- * with a message naming {@code llm.throttle.store} and what to add.
+ * Lettuce or Boot's Lettuce connection, startup fails with a message naming
+ * {@code llm.throttle.store} and what to add.
  */
 @AutoConfiguration(before = LlmThrottleAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -42,7 +41,7 @@ import org.springframework.web.client.RestClient;
 public final class LlmThrottleRedisAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({ RedisClient.class, Bucket4jLettuce.class, LettuceConnectionFactory.class })
+    @ConditionalOnClass({ RedisClient.class, LettuceConnectionFactory.class })
     static class RedisBucketStoreConfiguration {
 
         @Bean
@@ -89,11 +88,6 @@ public final class LlmThrottleRedisAutoConfiguration {
 
         @ConditionalOnMissingClass(RedisStoreRequirements.LETTUCE_CLIENT)
         static class NoLettuce {
-
-        }
-
-        @ConditionalOnMissingClass(RedisStoreRequirements.BUCKET4J_LETTUCE)
-        static class NoBucket4jLettuce {
 
         }
 

@@ -24,8 +24,9 @@ public class LlmThrottleRedisProperties {
     private OnFailure onFailure = OnFailure.LOCAL;
 
     /**
-     * Longest wait for one Redis command; a command that takes longer counts as a failure
-     * of Redis.
+     * Longest wait for one Redis command; a command that takes longer fails (or, with
+     * on-failure local, serves from local buckets) only its own call, and three in a row
+     * count as a failure of Redis.
      */
     private Duration timeout = Duration.ofMillis(500);
 

@@ -1,8 +1,5 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import org.jspecify.annotations.Nullable;
 
@@ -10,17 +7,14 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What {@code llm.throttle.store=redis} needs on the classpath and in the context:
- * Lettuce, Bucket4j's Lettuce integration and Spring Boot's Lettuce connection
- * ({@code spring.data.redis.*}). Says which is missing in an
- * {@link InvalidThrottleConfigurationException}. Refers to none of those classes itself,
- * so that it loads without them. ({@code llm.throttle.redis.*} values are checked by
- * {@link ThrottleSettingsMapper}.)
+ * Lettuce and Spring Boot's Lettuce connection ({@code spring.data.redis.*}). Says which
+ * is missing in an {@link InvalidThrottleConfigurationException}. Refers to none of those
+ * classes itself, so that it loads without them. ({@code llm.throttle.redis.*} values are
+ * checked by {@link ThrottleSettingsMapper}.)
  */
 final class RedisStoreRequirements {
 
     static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
-
-    static final String BUCKET4J_LETTUCE = "io.github.bucket4j.redis.lettuce.Bucket4jLettuce";
 
     static final String CONNECTION_FACTORY = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
 
@@ -33,18 +27,8 @@ final class RedisStoreRequirements {
      * @return the exception naming {@code llm.throttle.store} and what to add
      */
     static InvalidThrottleConfigurationException unusable(@Nullable ClassLoader classLoader) {
-        List<String> missing = new ArrayList<>();
-        List<String> add = new ArrayList<>();
-        if (!ClassUtils.isPresent(LETTUCE_CLIENT, classLoader)
-                || !ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
-            missing.add("Spring Data Redis with Lettuce (" + LETTUCE_CLIENT + ", " + CONNECTION_FACTORY + ")");
-            add.add("org.springframework.boot:spring-boot-starter-data-redis");
-        }
-        if (!ClassUtils.isPresent(BUCKET4J_LETTUCE, classLoader)) {
-            missing.add("Bucket4j's Lettuce integration (" + BUCKET4J_LETTUCE + ")");
-            add.add("com.bucket4j:bucket4j_jdk17-lettuce");
-        }
-        if (missing.isEmpty()) {
+        if (ClassUtils.isPresent(LETTUCE_CLIENT, classLoader)
+                && ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
             return new InvalidThrottleConfigurationException("llm.throttle.store", "redis",
                     "the Redis store needs Spring Boot's Lettuce connection (a LettuceConnectionFactory bean, "
                             + "configured by spring.data.redis.*) and the application has none",
@@ -52,8 +36,10 @@ final class RedisStoreRequirements {
                             + "or set llm.throttle.store to memory.");
         }
         return new InvalidThrottleConfigurationException("llm.throttle.store", "redis",
-                "the Redis store needs " + String.join(" and ", missing) + " on the classpath",
-                "Add the dependency " + String.join(" and ", add) + ", or set llm.throttle.store to memory.");
+                "the Redis store needs Spring Data Redis with Lettuce (" + LETTUCE_CLIENT + ", " + CONNECTION_FACTORY
+                        + ") on the classpath",
+                "Add the dependency org.springframework.boot:spring-boot-starter-data-redis, or set "
+                        + "llm.throttle.store to memory.");
     }
 
 }

@@ -1,6 +1,9 @@
 package io.github.llmthrottle.limit;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
@@ -27,12 +30,31 @@ import org.jspecify.annotations.Nullable;
  * below what it needs. When a shared store is down and configured to reject, the call
  * fails with {@link SharedStoreUnavailableException}.
  *
+ * <h2>Shared store</h2> With a {@link SharedBucketStore} (Redis) the gate asks nothing of
+ * the buckets itself: a call that may go takes its slot and becomes the <em>taker</em>
+ * ({@link Waiter#taking}), and takes all of its buckets in one round trip on its own
+ * thread, without the limiter's lock ({@link #take}), and the answer admits it or holds
+ * it back. One call of the model takes at a time, so the queue order holds, and nobody
+ * waits for the store but the call whose buckets are asked for. A call the store held
+ * back asks again when the store said its buckets would hold enough (at most
+ * {@link #SHARED_RECHECK_NANOS} later, as other instances may give back sooner), or as
+ * soon as this instance gave tokens back ({@link #bucketsChanged()}).
+ *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
  */
 final class AdmissionGate {
 
     private static final long RACE_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * Longest a call waits on a shared store's answer before asking again: other
+     * instances may give tokens back sooner than the answer says.
+     */
+    static final long SHARED_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final Settlement NOTHING_TAKEN = (amounts, givenBack) -> {
+    };
 
     private final ModelLimiter limiter;
 
@@ -46,14 +68,23 @@ final class AdmissionGate {
 
     private final SlowStart slowStart;
 
+    private final @Nullable SharedBucketStore shared;
+
+    /** The call taking its buckets from the shared store now, if any. */
+    private @Nullable Waiter taker;
+
+    /** Counts the changes of this instance's buckets that may let a held call go. */
+    private long generation;
+
     AdmissionGate(ModelLimiter limiter, BucketSet buckets, ProviderCalibration calibration, ModelPause pause,
-            AdaptiveConcurrency concurrency, SlowStart slowStart) {
+            AdaptiveConcurrency concurrency, SlowStart slowStart, @Nullable SharedBucketStore shared) {
         this.limiter = limiter;
         this.buckets = buckets;
         this.calibration = calibration;
         this.pause = pause;
         this.concurrency = concurrency;
         this.slowStart = slowStart;
+        this.shared = shared;
     }
 
     /**
@@ -67,6 +98,10 @@ final class AdmissionGate {
      * failed
      */
     long examine(Waiter waiter, long now) {
+        if (waiter.taking != null) {
+            // Its own thread is taking its buckets: the answer decides.
+            return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
+        }
         AdmissionRequest request = waiter.request;
         LlmThrottleException failure = oversize(request, waiter.tenant);
         if (failure != null) {
@@ -80,6 +115,9 @@ final class AdmissionGate {
         if (this.concurrency.isFull() || this.slowStart.holds(now, this.concurrency.inFlight())) {
             // a released slot, or the headers of the call probing the provider, wake it
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
+        }
+        if (this.shared != null) {
+            return examineShared(waiter, now);
         }
         long modelWait = this.buckets.nanosToWait(request.inputTokens(), request.outputTokens());
         if (modelWait > 0) {
@@ -105,10 +143,141 @@ final class AdmissionGate {
             // A shared store changed between estimate and consumption: try again shortly.
             return holdBack(waiter, Blocker.MODEL, Nanos.saturatedAdd(now, RACE_RETRY_NANOS));
         }
-        waiter.admit(new LimiterPermit(this.limiter, reservation, this.concurrency, this.slowStart, now,
-                this.concurrency.admit()));
-        this.pause.admitted(now, this.calibration.effectiveLimit(Dimension.REQUESTS));
+        admit(waiter, reservation, now, this.concurrency.admit());
         return Long.MAX_VALUE;
+    }
+
+    private void admit(Waiter waiter, Reservation reservation, long now, int inFlight) {
+        waiter.admit(new LimiterPermit(this.limiter, reservation, this.concurrency, this.slowStart, now, inFlight));
+        this.pause.admitted(now, this.calibration.effectiveLimit(Dimension.REQUESTS));
+    }
+
+    /**
+     * The shared store's part of {@link #examine}: makes the call the taker if nobody is
+     * taking and the store's last answer does not hold it back.
+     */
+    private long examineShared(Waiter waiter, long now) {
+        if (this.taker != null) {
+            // One take at a time, in queue order: nobody behind it goes before its
+            // answer.
+            return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
+        }
+        if (waiter.retryGeneration == this.generation && now < waiter.retryAt) {
+            return holdBack(waiter, waiter.retryBlocker, waiter.retryAt);
+        }
+        Demand demand = demand(waiter);
+        if (demand.buckets().isEmpty()) {
+            // No limit in any dimension: nothing to ask the store.
+            admit(waiter, new Reservation(demand.dimensions(), NOTHING_TAKEN, waiter.request.inputTokens(),
+                    waiter.request.outputTokens()), now, demand.inFlight());
+            return Long.MAX_VALUE;
+        }
+        waiter.taking = demand;
+        this.taker = waiter;
+        waiter.condition.signal();
+        return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
+    }
+
+    private Demand demand(Waiter waiter) {
+        AdmissionRequest request = waiter.request;
+        List<Dimension> dimensions = new ArrayList<>();
+        List<TokenBucket> buckets = new ArrayList<>();
+        List<Long> costs = new ArrayList<>();
+        this.buckets.collect(request.inputTokens(), request.outputTokens(), dimensions, buckets, costs);
+        int modelBuckets = buckets.size();
+        if (waiter.tenant != null && request.tenant() != null) {
+            waiter.tenant.collect(request.inputTokens(), request.outputTokens(), dimensions, buckets, costs);
+        }
+        // The slot is the taker's while it takes, so that the answer finds it free.
+        return new Demand(buckets, dimensions.toArray(Dimension[]::new),
+                costs.stream().mapToLong(Long::longValue).toArray(), modelBuckets, this.concurrency.admit());
+    }
+
+    /**
+     * Takes the taker's buckets from the shared store in one round trip, on the taker's
+     * own thread with {@code lock} (the limiter's, held when called) released meanwhile,
+     * so that only the taker waits for the store; then applies the answer
+     * ({@link #taken}).
+     * @param waiter the taker
+     * @param lock the limiter's lock
+     * @throws InterruptedException if the taker is interrupted meanwhile
+     */
+    void take(Waiter waiter, ReentrantLock lock) throws InterruptedException {
+        Demand demand = waiter.taking;
+        SharedBucketStore shared = this.shared;
+        if (demand == null || shared == null) {
+            return;
+        }
+        SharedBucketStore.Take take = null;
+        BucketStoreUnavailableException failure = null;
+        lock.unlock();
+        try {
+            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), this.limiter.gaveBack);
+        }
+        catch (BucketStoreUnavailableException ex) {
+            failure = ex;
+        }
+        finally {
+            lock.lock();
+        }
+        taken(waiter, take, failure, this.limiter.now());
+    }
+
+    /**
+     * Applies the answer of the shared store to the taker: admits it, fails it, or holds
+     * it back until the store's buckets would hold what it lacks.
+     * @param waiter the call that took
+     * @param take the store's answer, {@code null} on a failure
+     * @param failure why the store refused, {@code null} if it answered
+     * @param now the time now, in nanoseconds of the limiter's clock
+     */
+    private void taken(Waiter waiter, SharedBucketStore.@Nullable Take take,
+            @Nullable BucketStoreUnavailableException failure, long now) {
+        Demand demand = waiter.taking;
+        if (demand == null) {
+            return;
+        }
+        waiter.taking = null;
+        this.taker = null;
+        if (take != null && take.settlement() != null) {
+            admit(waiter, new Reservation(demand.dimensions(), take.settlement(), waiter.request.inputTokens(),
+                    waiter.request.outputTokens()), now, demand.inFlight());
+            return;
+        }
+        this.concurrency.revoke();
+        if (take == null) {
+            waiter.fail(new SharedStoreUnavailableException(this.limiter.client(), this.limiter.model(),
+                    (failure != null) ? failure.getRetryAfter() : null, failure));
+            return;
+        }
+        long modelWait = take.modelWaitNanos();
+        long tenantWait = take.tenantWaitNanos();
+        Blocker blocker = (modelWait > 0 || tenantWait <= 0) ? Blocker.MODEL : Blocker.TENANT;
+        long wait = Math.min((blocker == Blocker.MODEL) ? modelWait : tenantWait, SHARED_RECHECK_NANOS);
+        waiter.retryAt = Nanos.saturatedAdd(now, Math.max(wait, RACE_RETRY_NANOS));
+        waiter.retryGeneration = this.generation;
+        waiter.retryBlocker = blocker;
+        waiter.blockedBy = blocker;
+    }
+
+    /** Forgets the take of a call that leaves the queue while taking. */
+    void left(Waiter waiter) {
+        if (waiter.taking != null) {
+            waiter.taking = null;
+            if (this.taker == waiter) {
+                this.taker = null;
+            }
+            this.concurrency.revoke();
+        }
+    }
+
+    /**
+     * Records that this instance's buckets changed in a way that may let a call held back
+     * by the shared store's last answer go (tokens given back, a limit raised): it asks
+     * again.
+     */
+    void bucketsChanged() {
+        this.generation++;
     }
 
     /**
@@ -136,6 +305,19 @@ final class AdmissionGate {
     private static long holdBack(Waiter waiter, Blocker blocker, long until) {
         waiter.blockedBy = blocker;
         return until;
+    }
+
+    /**
+     * What a taker takes from the shared store: the buckets of its model, then of its
+     * tenant, with their dimensions and what it needs of each.
+     *
+     * @param buckets the buckets, the model's first
+     * @param dimensions the dimension of each
+     * @param costs what the call needs of each
+     * @param modelBuckets how many of the buckets are the model's
+     * @param inFlight the calls in flight with the taker's slot, itself included
+     */
+    record Demand(List<TokenBucket> buckets, Dimension[] dimensions, long[] costs, int modelBuckets, int inFlight) {
     }
 
 }

@@ -257,6 +257,23 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
         Blocker blockedBy = Blocker.QUEUE;
 
+        /**
+         * While the call takes its buckets from a shared store (on its own thread,
+         * without the lock): what it takes; {@code null} otherwise.
+         */
+        AdmissionGate.@Nullable Demand taking;
+
+        /**
+         * Until when a shared store's last answer holds the call back
+         * ({@link #retryBlocker} says what lacked), while {@link AdmissionGate}'s buckets
+         * have not changed since ({@link #retryGeneration}).
+         */
+        long retryAt = Long.MIN_VALUE;
+
+        long retryGeneration;
+
+        Blocker retryBlocker = Blocker.MODEL;
+
         private Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long sequence, long rank,
                 long deadline, Condition condition) {
             this.request = request;

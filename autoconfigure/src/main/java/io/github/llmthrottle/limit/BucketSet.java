@@ -62,6 +62,23 @@ final class BucketSet {
         return this.buckets.get(dimension);
     }
 
+    /** Whether no dimension of this set is limited. */
+    boolean isEmpty() {
+        return this.buckets.isEmpty();
+    }
+
+    /**
+     * Adds every bucket of this set, its dimension and what the attempt costs in it, to
+     * the lists of one admission.
+     */
+    void collect(long input, long output, List<Dimension> dimensions, List<TokenBucket> buckets, List<Long> costs) {
+        for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
+            dimensions.add(entry.getKey());
+            buckets.add(entry.getValue());
+            costs.add(entry.getKey().cost(input, output));
+        }
+    }
+
     /**
      * The first dimension whose whole capacity (or the provider's burst, when lower) is
      * less than the attempt needs, or null.

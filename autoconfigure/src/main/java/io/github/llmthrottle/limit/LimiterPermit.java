@@ -51,7 +51,7 @@ final class LimiterPermit implements Permit {
             throw new IllegalArgumentException(
                     "Token counts must not be negative: input=" + inputTokens + ", output=" + outputTokens);
         }
-        this.limiter.update((now) -> this.reservation.settle(inputTokens, outputTokens));
+        this.limiter.update((now) -> this.reservation.settle(inputTokens, outputTokens, this.limiter.gaveBack));
     }
 
     @Override
@@ -71,7 +71,7 @@ final class LimiterPermit implements Permit {
     void revoke() {
         if (this.released.compareAndSet(false, true)) {
             this.concurrency.revoke();
-            this.reservation.cancel();
+            this.reservation.cancel(this.limiter.gaveBack);
         }
     }
 

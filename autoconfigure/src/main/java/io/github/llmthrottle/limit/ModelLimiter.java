@@ -68,6 +68,10 @@ import org.jspecify.annotations.Nullable;
  * time a response was observed) are converted at the edge. Thread-safe; calls never wait
  * while holding anything but this limiter's {@link ReentrantLock} (released while
  * waiting).
+ *
+ * <p>
+ * With a {@link SharedBucketStore} (Redis) the lock is never held across a round trip
+ * ({@link AdmissionGate}); the state shows the levels the store last reported.
  */
 public final class ModelLimiter implements Admission {
 
@@ -106,6 +110,12 @@ public final class ModelLimiter implements Admission {
     private final AdmissionGate gate;
 
     private final WaitEstimate estimate;
+
+    /**
+     * Run once tokens given back to a shared store were applied: the calls its last
+     * answer held back ask again.
+     */
+    final Runnable gaveBack;
 
     /**
      * Creates the admission control of one client and model.
@@ -162,8 +172,9 @@ public final class ModelLimiter implements Admission {
         this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency(), options.concurrency());
         this.slowStart = new SlowStart(options.slowStart());
         this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency,
-                this.slowStart);
+                this.slowStart, (store instanceof SharedBucketStore shared) ? shared : null);
         this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
+        this.gaveBack = () -> update((now) -> this.gate.bucketsChanged());
     }
 
     /**
@@ -226,12 +237,13 @@ public final class ModelLimiter implements Admission {
     private Permit awaitAdmission(Waiter waiter, long arrival) throws InterruptedException {
         try {
             dispatch(arrival);
-            if (waiter.permit == null && waiter.failure == null && this.queue.isOverCapacity()) {
+            boolean waits = waiter.permit == null && waiter.failure == null && waiter.taking == null;
+            if (waits && this.queue.isOverCapacity()) {
                 leave(waiter);
                 throw new QueueFullException(this.client, this.model, this.queue.capacity(), null);
             }
             String tenant = waiter.request.tenant();
-            if (waiter.permit == null && waiter.failure == null && this.queue.isOverTenantShare(tenant)) {
+            if (waits && this.queue.isOverTenantShare(tenant)) {
                 leave(waiter);
                 throw new QueueFullException(this.client, this.model, tenant, this.queue.tenantShare(),
                         this.queue.capacity());
@@ -242,6 +254,14 @@ public final class ModelLimiter implements Admission {
                 }
                 if (waiter.failure != null) {
                     throw waiter.failure;
+                }
+                if (waiter.taking != null) {
+                    this.gate.take(waiter, this.lock);
+                    if (waiter.permit != null || waiter.failure != null) {
+                        this.queue.remove(waiter);
+                    }
+                    dispatch(now());
+                    continue;
                 }
                 long now = now();
                 if (now >= waiter.deadline) {
@@ -268,10 +288,11 @@ public final class ModelLimiter implements Admission {
 
     /**
      * Takes the waiter out of the queue, giving back a permit granted to it in the
-     * meantime.
+     * meantime, or the slot it holds while it takes its buckets.
      */
     private void leave(Waiter waiter) {
         this.queue.remove(waiter);
+        this.gate.left(waiter);
         LimiterPermit permit = waiter.permit;
         if (permit != null) {
             waiter.permit = null;
@@ -375,6 +396,7 @@ public final class ModelLimiter implements Admission {
         update((now) -> {
             this.buckets.forget();
             this.tenantBuckets.forgetAll();
+            this.gate.bucketsChanged();
         });
     }
 
@@ -395,6 +417,7 @@ public final class ModelLimiter implements Admission {
         update((now) -> {
             this.calibration.configure(newLimits);
             this.concurrency.resize(newLimits.maxConcurrency());
+            this.gate.bucketsChanged();
         });
     }
 
@@ -460,7 +483,7 @@ public final class ModelLimiter implements Admission {
         return (bucket != null) ? bucket.availableTokens() : null;
     }
 
-    private long now() {
+    long now() {
         return this.timeSource.nanoTime();
     }
 

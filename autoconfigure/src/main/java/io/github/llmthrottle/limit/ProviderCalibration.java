@@ -180,11 +180,7 @@ final class ProviderCalibration {
         long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
         long refilled = (long) Math.min((double) bucket.capacity(),
                 (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        long target = Dimension.saturatedAdd(Dimension.saturatedAdd(Math.max(remaining, 0), slack), refilled);
-        long available = bucket.availableTokens();
-        if (available > target) {
-            bucket.forceConsume(available - target);
-        }
+        bucket.limitTo(Dimension.saturatedAdd(Dimension.saturatedAdd(Math.max(remaining, 0), slack), refilled));
     }
 
 }

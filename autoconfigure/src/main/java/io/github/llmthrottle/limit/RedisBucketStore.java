@@ -1,62 +1,79 @@
 package io.github.llmthrottle.limit;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
-import io.github.bucket4j.TokensInheritanceStrategy;
-import io.github.bucket4j.distributed.BucketProxy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.llmthrottle.limit.RedisBucketScript.Operation;
+import io.github.llmthrottle.limit.RedisBucketScript.Reply;
 import io.github.llmthrottle.limit.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Buckets shared by every instance that uses the same Redis server
- * ({@code llm.throttle.store=redis}): Bucket4j's compare-and-swap {@link ProxyManager}
- * over a Lettuce connection of its own, one Redis key per bucket
- * ({@code keyPrefix + ":" + key}), each with the same configuration as a local bucket
- * ({@link Bucket4jTokenBucket#configuration(long)}). Keys expire once their bucket would
- * be full again (an absent bucket is created full, so nothing is lost), and every
- * operation is atomic in Redis: a {@code tryConsume} of one instance never takes tokens
- * another instance took.
+ * ({@code llm.throttle.store=redis}), over a Lettuce connection of its own. Each bucket
+ * is one Redis key ({@code keyPrefix + ":" + key}) with the same model as a local bucket
+ * (capacity one minute's worth of the limit, refilled continuously), and one
+ * {@link RedisBucketScript} does everything to them: an admission takes all of its
+ * buckets, its model's and its tenant's, atomically in one round trip, or none
+ * ({@link #take}). Keys expire once their bucket would be full again (an absent bucket is
+ * created full, so nothing is lost).
  *
- * <h2>Limits</h2> Each handle asks Redis for its configuration with a version taken from
- * the clock when the limit was set here ({@link TokenBucket#reconfigure(long)}, or the
- * handle's creation), and Redis replaces an older configuration, keeping the tokens
- * (Bucket4j's implicit configuration replacement). So the latest limit set by any
- * instance (a redeployment with new limits, a runtime change) governs the shared bucket.
+ * <h2>Who waits for Redis</h2> Only the caller whose buckets are taken, on its own
+ * thread, for at most the timeout: the {@link ModelLimiter} calls {@link #take} without
+ * its lock. Everything else is sent without waiting, by a thread of the store's own
+ * (never an application thread, so neither a caller's lock nor its interrupt touches it):
+ * the settlement of a reservation ({@link Settlement}, to the store it was taken from:
+ * the Redis connection, or the local buckets of a call served without Redis), and the
+ * changes through a {@link TokenBucket} handle. What a handle holds is what the last
+ * answer about its bucket said, refilled since (full before the first): the actuator and
+ * the gauges read that, never Redis.
  *
- * <h2>Failures</h2> Every Redis command has a timeout. When Redis cannot be reached (no
- * connection yet, connection lost, a command failing or timing out) the store serves
- * calls without Redis for {@code retryInterval}, then tries Redis again; Lettuce
- * reconnects a lost connection in the background, and while it is not connected the store
- * does not wait for it. One warning is logged per outage, and one message when Redis
- * answers again. Without Redis, with {@link OnFailure#LOCAL} each bucket is served by a
- * local bucket of the same key (every instance then admits up to the whole limit on its
- * own); with {@link OnFailure#REJECT} taking tokens throws
- * {@link BucketStoreUnavailableException} (the {@link ModelLimiter} fails the call),
- * waits are reported as zero so that calls fail at once instead of waiting, and refunds
- * and overdrafts are dropped.
+ * <h2>Limits</h2> Each handle sends its limit with a version taken from the clock when it
+ * was set here, and Redis replaces an older limit, keeping the tokens: the latest limit
+ * set by any instance governs the shared bucket.
+ *
+ * <h2>Failures</h2> A command that fails or answers later than the timeout fails only its
+ * own call: served from local buckets of the same keys ({@link OnFailure#LOCAL}) or
+ * refused ({@link BucketStoreUnavailableException}); what a late command, or that of a
+ * caller interrupted while waiting for it, took is given back when it answers. When Redis
+ * cannot be reached (no connection, connection lost, several commands failing in a row)
+ * every call does without Redis for {@code retryInterval}, as {@link RedisConnector}
+ * describes: with {@link OnFailure#LOCAL} each bucket is served by a local bucket of the
+ * same key (every instance then admits up to the whole limit on its own); with
+ * {@link OnFailure#REJECT} admissions fail, and changes through the handles are dropped.
  *
  * <p>
  * The store opens its own connection through the given client, on a background thread:
  * the constructor waits for it for at most the client's connect timeout, later attempts
  * (after a failed one) for at most the command timeout. {@link #close()} closes it; the
- * client stays the caller's. The connection and the back-off after a failure are the
- * {@link RedisConnector}'s; this class holds the buckets and what to do without Redis.
+ * client stays the caller's.
  */
-public final class RedisBucketStore implements BucketStore, AutoCloseable {
+public final class RedisBucketStore implements SharedBucketStore, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
 
     private final String keyPrefix;
 
     private final OnFailure onFailure;
+
+    private final Duration timeout;
 
     private final TimeSource timeSource;
 
@@ -64,7 +81,10 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
     private final RedisConnector redis;
 
-    private final Map<String, SharedBucket> buckets = new ConcurrentHashMap<>();
+    /** Sends what nobody waits for, in order. */
+    private final ExecutorService sender;
+
+    private final Map<String, RedisBucket> buckets = new ConcurrentHashMap<>();
 
     private final AtomicLong lastVersion = new AtomicLong();
 
@@ -93,16 +113,22 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
         }
         this.keyPrefix = keyPrefix;
         this.onFailure = onFailure;
+        this.timeout = timeout;
         this.timeSource = timeSource;
         this.local = new LocalBucketStore(timeSource);
+        this.sender = Executors.newSingleThreadExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, "llm-throttle-redis-send");
+            thread.setDaemon(true);
+            return thread;
+        });
         String withoutRedis = (onFailure == OnFailure.LOCAL) ? "serving calls from local buckets" : "rejecting calls";
         this.redis = new RedisConnector(client, timeout, retryInterval, withoutRedis, timeSource);
     }
 
     @Override
     public TokenBucket bucket(String key, long limitPerMinute) {
-        SharedBucket bucket = this.buckets.computeIfAbsent(key,
-                (k) -> new SharedBucket(this.keyPrefix + ":" + k, k, limitPerMinute));
+        RedisBucket bucket = this.buckets.computeIfAbsent(key,
+                (k) -> new RedisBucket(this, this.keyPrefix + ":" + k, k, limitPerMinute));
         bucket.reconfigure(limitPerMinute);
         return bucket;
     }
@@ -110,6 +136,52 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     @Override
     public void forget(String key) {
         this.buckets.remove(key);
+    }
+
+    @Override
+    public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, Runnable givenBack)
+            throws InterruptedException {
+        RedisBucket[] buckets = handles.stream().map(RedisBucket.class::cast).toArray(RedisBucket[]::new);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before taking buckets from Redis");
+        }
+        Connection connection = this.redis.available();
+        if (Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before taking buckets from Redis");
+        }
+        Throwable cause = null;
+        if (connection != null) {
+            long now = nowMicros();
+            CompletableFuture<Reply> command = run(connection, Operation.TAKE, now, modelBuckets, buckets, costs);
+            try {
+                Reply reply = command.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+                this.redis.answered();
+                observe(buckets, reply, now);
+                if (reply.taken()) {
+                    return new Take(new RedisSettlement(connection, buckets), 0, 0);
+                }
+                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()));
+            }
+            catch (TimeoutException ex) {
+                giveBackWhenTaken(command, connection, buckets, costs, givenBack);
+                this.redis.commandFailed(connection, ex);
+                cause = ex;
+            }
+            catch (ExecutionException ex) {
+                this.redis.commandFailed(connection, ex.getCause());
+                cause = ex.getCause();
+            }
+            catch (InterruptedException ex) {
+                // Says nothing about Redis: the command goes on, and what it took comes
+                // back.
+                giveBackWhenTaken(command, connection, buckets, costs, givenBack);
+                throw ex;
+            }
+        }
+        if (this.onFailure == OnFailure.REJECT) {
+            throw new BucketStoreUnavailableException("Redis bucket store unavailable", this.redis.untilRetry(), cause);
+        }
+        return takeLocally(buckets, costs, modelBuckets);
     }
 
     /**
@@ -123,12 +195,175 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
     /** Closes the store's connection; the client stays open. */
     @Override
     public void close() {
+        this.sender.shutdown();
         this.redis.close();
     }
 
-    private long nextVersion() {
-        // Wall-clock millis: every instance orders the configurations it sets by the same
-        // time.
+    /** A take served by the local buckets of the same keys, all or nothing. */
+    private Take takeLocally(RedisBucket[] buckets, long[] costs, int modelBuckets) {
+        TokenBucket[] local = new TokenBucket[buckets.length];
+        long modelWait = 0;
+        long tenantWait = 0;
+        for (int i = 0; i < buckets.length; i++) {
+            local[i] = local(buckets[i]);
+            long wait = local[i].nanosToWaitFor(costs[i]);
+            if (i < modelBuckets) {
+                modelWait = Math.max(modelWait, wait);
+            }
+            else {
+                tenantWait = Math.max(tenantWait, wait);
+            }
+        }
+        Take take;
+        if (modelWait > 0 || tenantWait > 0) {
+            take = new Take(null, modelWait, tenantWait);
+        }
+        else {
+            int taken = 0;
+            while (taken < local.length && local[taken].tryConsume(costs[taken])) {
+                taken++;
+            }
+            if (taken == local.length) {
+                take = new Take(new LocalSettlement(buckets, local), 0, 0);
+            }
+            else {
+                // A settlement of the same buckets came in between: give back, look
+                // again.
+                for (int i = 0; i < taken; i++) {
+                    local[i].refund(costs[i]);
+                }
+                take = new Take(null, 0, 0);
+            }
+        }
+        for (int i = 0; i < buckets.length; i++) {
+            buckets[i].observeLocal(local[i]);
+        }
+        return take;
+    }
+
+    private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
+            RedisBucket[] buckets, long[] amounts) {
+        String[] keys = new String[buckets.length];
+        long[] capacities = new long[buckets.length];
+        long[] versions = new long[buckets.length];
+        for (int i = 0; i < buckets.length; i++) {
+            RedisBucket.Limit limit = buckets[i].limit();
+            keys[i] = buckets[i].redisKey;
+            capacities[i] = limit.perMinute();
+            versions[i] = limit.version();
+        }
+        return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, keys, capacities,
+                versions, amounts);
+    }
+
+    /**
+     * Sends a command nobody waits for, from the store's own thread, on
+     * {@code connection} if it is still open; {@code applied} runs with its answer.
+     */
+    private void send(Connection connection, Operation operation, RedisBucket[] buckets, long[] amounts,
+            @Nullable Runnable applied) {
+        try {
+            this.sender.execute(() -> {
+                if (!connection.connection().isOpen()) {
+                    logger.debug("Redis connection lost: a change of the shared buckets was dropped");
+                    return;
+                }
+                long now = nowMicros();
+                run(connection, operation, now, buckets.length, buckets, amounts)
+                    .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    .whenComplete((reply, failure) -> {
+                        if (failure != null) {
+                            this.redis.commandFailed(connection, failure);
+                            return;
+                        }
+                        this.redis.answered();
+                        observe(buckets, reply, now);
+                        if (applied != null) {
+                            execute(applied);
+                        }
+                    });
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            // closed
+        }
+    }
+
+    private void execute(Runnable task) {
+        try {
+            this.sender.execute(task);
+        }
+        catch (RejectedExecutionException ex) {
+            // closed
+        }
+    }
+
+    /** Once a late or abandoned take answers, gives back what it took. */
+    private void giveBackWhenTaken(CompletableFuture<Reply> command, Connection connection, RedisBucket[] buckets,
+            long[] costs, Runnable givenBack) {
+        command.thenAccept((reply) -> {
+            if (reply.taken()) {
+                long[] giveBack = new long[costs.length];
+                for (int i = 0; i < costs.length; i++) {
+                    giveBack[i] = -costs[i];
+                }
+                send(connection, Operation.ADJUST, buckets, giveBack, givenBack);
+            }
+        });
+    }
+
+    private static void observe(RedisBucket[] buckets, Reply reply, long atMicros) {
+        for (int i = 0; i < buckets.length; i++) {
+            buckets[i].observe(reply.levels()[i], atMicros);
+        }
+    }
+
+    private static long nanos(long micros) {
+        if (micros < 0) {
+            return Long.MAX_VALUE;
+        }
+        return (micros > Long.MAX_VALUE / 1000) ? Long.MAX_VALUE : micros * 1000;
+    }
+
+    /**
+     * Sends one change of a bucket to Redis if it answers, else to the local bucket (or
+     * drops it, rejecting), without waiting.
+     */
+    void change(RedisBucket bucket, Operation operation, long amount) {
+        Connection connection = this.redis.current();
+        if (connection != null) {
+            send(connection, operation, new RedisBucket[] { bucket }, new long[] { amount }, null);
+        }
+        else if (this.onFailure == OnFailure.LOCAL) {
+            TokenBucket local = local(bucket);
+            switch (operation) {
+                case ADJUST -> {
+                    if (amount > 0) {
+                        local.forceConsume(amount);
+                    }
+                    else {
+                        local.refund(-amount);
+                    }
+                }
+                case CAP -> local.limitTo(amount);
+                case TAKE -> local.tryConsume(amount);
+            }
+            bucket.observeLocal(local);
+        }
+    }
+
+    /** The local bucket that stands in for {@code bucket} while Redis does not answer. */
+    private TokenBucket local(RedisBucket bucket) {
+        return this.local.bucket(bucket.key, bucket.capacity());
+    }
+
+    long nowMicros() {
+        Instant now = this.timeSource.instant();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+
+    long nextVersion() {
+        // Wall-clock millis: every instance orders the limits it sets by the same time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
     }
@@ -149,139 +384,60 @@ public final class RedisBucketStore implements BucketStore, AutoCloseable {
 
     }
 
-    /** A limit and the configuration version it was set with. */
-    private record Limit(long perMinute, long version) {
-    }
+    /** The settlement of a reservation taken from Redis: to the same connection. */
+    private final class RedisSettlement implements Settlement {
 
-    /** The Bucket4j proxy of one key, for one connection and limit. */
-    private record Remote(Connection connection, Limit limit, Bucket4jTokenBucket bucket) {
+        private final Connection connection;
+
+        private final RedisBucket[] buckets;
+
+        RedisSettlement(Connection connection, RedisBucket[] buckets) {
+            this.connection = connection;
+            this.buckets = buckets;
+        }
+
+        @Override
+        public void adjust(long[] amounts, Runnable givenBack) {
+            boolean givesBack = false;
+            for (long amount : amounts) {
+                givesBack |= amount < 0;
+            }
+            send(this.connection, Operation.ADJUST, this.buckets, amounts, givesBack ? givenBack : null);
+        }
+
     }
 
     /**
-     * One shared bucket: Redis when it answers, the local fallback (or a refusal) when
-     * not.
+     * The settlement of a reservation served by local buckets while Redis did not answer:
+     * to the same local buckets, even once Redis answers again.
      */
-    private final class SharedBucket implements TokenBucket {
+    private static final class LocalSettlement implements Settlement {
 
-        private final String redisKey;
+        private final RedisBucket[] buckets;
 
-        private final String key;
+        private final TokenBucket[] local;
 
-        private volatile Limit limit;
-
-        private volatile @Nullable Remote remote;
-
-        SharedBucket(String redisKey, String key, long limitPerMinute) {
-            this.redisKey = redisKey;
-            this.key = key;
-            this.limit = new Limit(limitPerMinute, nextVersion());
+        LocalSettlement(RedisBucket[] buckets, TokenBucket[] local) {
+            this.buckets = buckets;
+            this.local = local;
         }
 
         @Override
-        public long capacity() {
-            return this.limit.perMinute();
-        }
-
-        @Override
-        public long availableTokens() {
-            return execute(TokenBucket::availableTokens, () -> 0L);
-        }
-
-        @Override
-        public boolean tryConsume(long tokens) {
-            if (tokens <= 0) {
-                return true;
-            }
-            return execute((bucket) -> bucket.tryConsume(tokens), () -> {
-                throw new BucketStoreUnavailableException(
-                        "Redis bucket store unavailable for bucket '" + this.key + "'",
-                        RedisBucketStore.this.redis.untilRetry(), null);
-            });
-        }
-
-        @Override
-        public long nanosToWaitFor(long tokens) {
-            if (tokens <= 0) {
-                return 0;
-            }
-            if (tokens > capacity()) {
-                return Long.MAX_VALUE;
-            }
-            // Rejecting: report no wait, so that the call reaches tryConsume and fails at
-            // once.
-            return execute((bucket) -> bucket.nanosToWaitFor(tokens), () -> 0L);
-        }
-
-        @Override
-        public void forceConsume(long tokens) {
-            if (tokens > 0) {
-                execute((bucket) -> {
-                    bucket.forceConsume(tokens);
-                    return null;
-                }, () -> null);
-            }
-        }
-
-        @Override
-        public void refund(long tokens) {
-            if (tokens > 0) {
-                execute((bucket) -> {
-                    bucket.refund(tokens);
-                    return null;
-                }, () -> null);
-            }
-        }
-
-        @Override
-        public void reconfigure(long limitPerMinute) {
-            if (limitPerMinute != this.limit.perMinute()) {
-                this.limit = new Limit(limitPerMinute, nextVersion());
-                // Any command carries the newer configuration version: tell Redis now,
-                // not with the next admission, so that the other instances see the new
-                // limit at once.
-                execute(TokenBucket::availableTokens, () -> 0L);
-            }
-        }
-
-        private <T> T execute(Function<TokenBucket, T> operation, Supplier<T> whenRejecting) {
-            RedisConnector redis = RedisBucketStore.this.redis;
-            Connection current = redis.available();
-            if (current != null) {
-                try {
-                    T result = operation.apply(remote(current));
-                    redis.answered();
-                    return result;
+        public void adjust(long[] amounts, Runnable givenBack) {
+            boolean gaveBack = false;
+            for (int i = 0; i < amounts.length; i++) {
+                if (amounts[i] < 0) {
+                    this.local[i].refund(-amounts[i]);
+                    gaveBack = true;
                 }
-                catch (RuntimeException ex) {
-                    // An interrupted caller says nothing about Redis.
-                    if (!Thread.currentThread().isInterrupted()) {
-                        redis.failed(ex);
-                    }
+                else if (amounts[i] > 0) {
+                    this.local[i].forceConsume(amounts[i]);
                 }
+                this.buckets[i].observeLocal(this.local[i]);
             }
-            if (RedisBucketStore.this.onFailure == OnFailure.REJECT) {
-                return whenRejecting.get();
+            if (gaveBack) {
+                givenBack.run();
             }
-            return operation.apply(RedisBucketStore.this.local.bucket(this.key, this.limit.perMinute()));
-        }
-
-        private TokenBucket remote(Connection current) {
-            Limit wanted = this.limit;
-            Remote proxy = this.remote;
-            if (proxy == null || proxy.connection() != current || proxy.limit() != wanted) {
-                BucketProxy bucket = current.proxyManager()
-                    .builder()
-                    .withImplicitConfigurationReplacement(wanted.version(), TokensInheritanceStrategy.AS_IS)
-                    .build(this.redisKey, () -> Bucket4jTokenBucket.configuration(wanted.perMinute()));
-                proxy = new Remote(current, wanted, new Bucket4jTokenBucket(bucket, wanted.perMinute()));
-                this.remote = proxy;
-            }
-            return proxy.bucket();
-        }
-
-        @Override
-        public String toString() {
-            return "RedisBucketStore.SharedBucket[key=" + this.redisKey + ", capacity=" + capacity() + "]";
         }
 
     }

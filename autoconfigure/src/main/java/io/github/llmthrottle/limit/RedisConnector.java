@@ -9,21 +9,18 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,28 +28,28 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The connection of one {@link RedisBucketStore} to Redis, and whether to use it now: the
- * Bucket4j-Lettuce side of the store, apart from what the store does without Redis.
+ * Lettuce side of the store, apart from what the store does without Redis.
  *
  * <p>
  * It opens a connection of its own through the given client ({@link RedisClient} or
- * {@link RedisClusterClient}), on a background thread: the constructor waits for it for
- * at most the client's connect timeout, later attempts (after a failed one) for at most
- * the command timeout, and every Redis command has that timeout too. When Redis cannot be
- * reached (no connection yet, connection lost, a command failing or timing out)
- * {@link #available()} says to do without it for {@code retryInterval}, then tries again;
- * Lettuce reconnects a lost connection in the background, and while it is not connected
- * nobody waits for it. One warning is logged per outage, and one message when Redis
- * answers again (under the store's logger). The back-off runs on the monotonic clock of
- * the {@link TimeSource}; Bucket4j reads its wall clock.
+ * {@link RedisClusterClient}), on a background thread, and loads the store's
+ * {@link RedisBucketScript} there: the constructor waits for it for at most the client's
+ * connect timeout, later attempts (after a failed one) for at most the command timeout.
+ * When Redis cannot be reached (no connection yet, connection lost, or
+ * {@value #FAILURES_BEFORE_OUTAGE} commands in a row failing or answering later than the
+ * timeout) {@link #available()} says to do without it for {@code retryInterval}, then
+ * tries again; one slow or failed command alone fails only its own call. Lettuce
+ * reconnects a lost connection in the background, and while it is not connected nobody
+ * waits for it. One warning is logged per outage, and one message when Redis answers
+ * again (under the store's logger). The back-off runs on the monotonic clock of the
+ * {@link TimeSource}.
  */
 final class RedisConnector implements AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
 
-    /** How long a key outlives the moment its bucket would be full again. */
-    private static final Duration KEEP_AFTER_REFILL = Duration.ofSeconds(10);
-
-    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+    /** Commands failing in a row that make an outage; fewer fail only their own calls. */
+    static final int FAILURES_BEFORE_OUTAGE = 3;
 
     private final AbstractRedisClient client;
 
@@ -69,6 +66,8 @@ final class RedisConnector implements AutoCloseable {
     private final AtomicReference<@Nullable CompletableFuture<Connection>> connecting = new AtomicReference<>();
 
     private final AtomicBoolean outage = new AtomicBoolean();
+
+    private final AtomicInteger failuresInARow = new AtomicInteger();
 
     private volatile @Nullable Connection connection;
 
@@ -137,6 +136,40 @@ final class RedisConnector implements AutoCloseable {
     }
 
     /**
+     * The connection to use now if there is one, without waiting for one: for commands
+     * nobody waits for.
+     * @return the connection, or {@code null} to do without Redis
+     */
+    @Nullable Connection current() {
+        if (this.closed || now() < this.downUntil) {
+            return null;
+        }
+        Connection current = this.connection;
+        if (current == null) {
+            // connect in the background for the next caller who waits
+            connectAttempt();
+            return null;
+        }
+        return current.connection().isOpen() ? current : null;
+    }
+
+    /**
+     * Records that one command on {@code used} failed or answered too late: an outage if
+     * the connection is lost or {@value #FAILURES_BEFORE_OUTAGE} commands failed in a
+     * row, otherwise only the command's own call is concerned.
+     * @param used the connection the command was sent on
+     * @param cause what went wrong
+     */
+    void commandFailed(Connection used, Throwable cause) {
+        if (!used.connection().isOpen() || this.failuresInARow.incrementAndGet() >= FAILURES_BEFORE_OUTAGE) {
+            failed(cause);
+        }
+        else if (logger.isDebugEnabled()) {
+            logger.debug("Redis bucket store command failed", cause);
+        }
+    }
+
+    /**
      * Records that Redis did not answer: do without it for {@code retryInterval}.
      * @param cause what went wrong, if known
      */
@@ -154,6 +187,7 @@ final class RedisConnector implements AutoCloseable {
 
     /** Records that Redis answered, ending an outage. */
     void answered() {
+        this.failuresInARow.set(0);
         if (this.outage.get() && this.outage.compareAndSet(true, false)) {
             logger.info("Redis bucket store answers again; buckets are shared again");
         }
@@ -208,28 +242,36 @@ final class RedisConnector implements AutoCloseable {
     }
 
     private Connection open() {
-        StatefulConnection<String, byte[]> opened;
-        Bucket4jLettuce.LettuceBasedProxyManagerBuilder<String> builder;
+        StatefulConnection<String, String> opened;
+        RedisScriptingAsyncCommands<String, String> commands;
         if (this.client instanceof RedisClusterClient cluster) {
-            StatefulRedisClusterConnection<String, byte[]> clusterConnection = cluster.connect(CODEC);
+            StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
             opened = clusterConnection;
-            builder = Bucket4jLettuce.casBasedBuilder(clusterConnection);
+            commands = clusterConnection.async();
         }
         else {
-            StatefulRedisConnection<String, byte[]> redisConnection = ((RedisClient) this.client).connect(CODEC);
+            StatefulRedisConnection<String, String> redisConnection = ((RedisClient) this.client)
+                .connect(StringCodec.UTF8);
             opened = redisConnection;
-            builder = Bucket4jLettuce.casBasedBuilder(redisConnection);
+            commands = redisConnection.async();
         }
-        ProxyManager<String> proxyManager = builder
-            .clientClock(new LocalBucketStore.ClockTimeMeter(this.timeSource.clock()))
-            .requestTimeout(this.timeout)
-            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_REFILL))
-            .build();
         if (this.closed) {
             opened.close();
             throw new IllegalStateException("RedisBucketStore is closed");
         }
-        return new Connection(opened, proxyManager);
+        try {
+            // Load the script once so that every admission sends only its digest; a
+            // server
+            // that forgets it is sent the script again (RedisBucketScript.run).
+            commands.scriptLoad(RedisBucketScript.SOURCE).get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            logger.debug("Could not load the bucket script; it is sent with the first command", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        return new Connection(opened, commands);
     }
 
     private @Nullable Connection awaitConnection(Duration wait) {
@@ -257,8 +299,9 @@ final class RedisConnector implements AutoCloseable {
         return this.timeSource.nanoTime();
     }
 
-    /** The store's connection and the proxy manager on it. */
-    record Connection(StatefulConnection<String, byte[]> connection, ProxyManager<String> proxyManager) {
+    /** The store's connection and its asynchronous commands. */
+    record Connection(StatefulConnection<String, String> connection,
+            RedisScriptingAsyncCommands<String, String> commands) {
     }
 
 }

@@ -6,6 +6,13 @@ package io.github.llmthrottle.limit;
  * only talks to buckets through this handle, so that a shared store (Redis) can stand in
  * for the local one. The available amount may be negative after
  * {@link #forceConsume(long)}: the bucket then owes that much before anything else fits.
+ *
+ * <p>
+ * A handle of a {@link SharedBucketStore} never waits for the store, except in
+ * {@link #tryConsume(long)}: what it holds ({@link #availableTokens()},
+ * {@link #nanosToWaitFor(long)}) is what the store last said, refilled since, and the
+ * changes ({@link #forceConsume(long)}, {@link #refund(long)}, {@link #limitTo(long)},
+ * {@link #reconfigure(long)}) are sent without waiting for the answer.
  */
 public interface TokenBucket {
 
@@ -47,6 +54,18 @@ public interface TokenBucket {
      * @param tokens how many
      */
     void refund(long tokens);
+
+    /**
+     * Lowers what the bucket holds to at most {@code tokens}; a bucket holding less keeps
+     * it.
+     * @param tokens the most the bucket may hold
+     */
+    default void limitTo(long tokens) {
+        long available = availableTokens();
+        if (available > tokens) {
+            forceConsume(available - tokens);
+        }
+    }
 
     /**
      * Changes the per-minute limit (and capacity), keeping what the bucket holds (reduced

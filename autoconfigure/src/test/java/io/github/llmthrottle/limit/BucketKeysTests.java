@@ -15,9 +15,16 @@ class BucketKeysTests {
     }
 
     @Test
+    void aModelsKeysAndItsTenantsShareOneRedisClusterHashTag() {
+        assertThat(BucketKeys.model("a}b", "{c")).isEqualTo("{a%7Db:%7Bc}");
+        assertThat(BucketKeys.tenant(BucketKeys.model("anthropic", "opus"), "}acme{"))
+            .isEqualTo("{anthropic:opus}:tenant:%7Dacme%7B");
+    }
+
+    @Test
     void plainNamesKeepTheirKeys() {
-        assertThat(BucketKeys.model("anthropic", "claude-sonnet-4-5")).isEqualTo("anthropic:claude-sonnet-4-5");
-        assertThat(BucketKeys.tenant("anthropic:opus", "acme")).isEqualTo("anthropic:opus:tenant:acme");
+        assertThat(BucketKeys.model("anthropic", "claude-sonnet-4-5")).isEqualTo("{anthropic:claude-sonnet-4-5}");
+        assertThat(BucketKeys.tenant("{anthropic:opus}", "acme")).isEqualTo("{anthropic:opus}:tenant:acme");
     }
 
 }

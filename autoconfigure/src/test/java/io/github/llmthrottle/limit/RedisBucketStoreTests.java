@@ -13,6 +13,7 @@ import io.github.llmthrottle.time.FakeClock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,6 +24,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link RedisBucketStore} against a real Redis server, the one {@link TestRedis} finds
@@ -35,6 +37,8 @@ class RedisBucketStoreTests {
     private static final Duration TIMEOUT = Duration.ofMillis(500);
 
     private static final Duration RETRY = Duration.ofSeconds(2);
+
+    private static final Duration PATIENCE = Duration.ofSeconds(10);
 
     private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
 
@@ -73,13 +77,15 @@ class RedisBucketStoreTests {
         LimiterRegistry first = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), null, 1000L);
         LimiterRegistry second = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), null, 1000L);
         Permit permit = first.limiter("anthropic", "opus").acquire(request(600));
-        assertThat(inputTokens(second)).isEqualTo(400);
+        assertThat(inputTokens(first)).isEqualTo(400);
+        // sent without waiting: the levels are those of Redis's answer
         permit.settle(100, 0);
-        assertThat(inputTokens(second)).isEqualTo(900);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(inputTokens(first)).isEqualTo(900));
         permit.settle(1500, 0);
-        assertThat(inputTokens(second)).isEqualTo(-500);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(inputTokens(first)).isEqualTo(-500));
         assertThatExceptionOfType(AdmissionTimeoutException.class)
             .isThrownBy(() -> second.limiter("anthropic", "opus").acquire(request(1)));
+        assertThat(inputTokens(second)).isEqualTo(-500);
     }
 
     @Test
@@ -87,17 +93,25 @@ class RedisBucketStoreTests {
         TokenBucket bucket = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
         TokenBucket other = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
         assertThat(bucket.capacity()).isEqualTo(600);
-        assertThat(bucket.availableTokens()).isEqualTo(600);
+        assertThat(bucket.availableTokens()).as("before any answer, as an absent bucket").isEqualTo(600);
         assertThat(bucket.tryConsume(600)).isTrue();
+        assertThat(bucket.availableTokens()).isZero();
         assertThat(other.tryConsume(1)).isFalse();
+        // what the last answer said, refilled since
         assertThat(other.nanosToWaitFor(10)).isCloseTo(Duration.ofSeconds(1).toNanos(), within(1_000_000L));
         assertThat(other.nanosToWaitFor(601)).isEqualTo(Long.MAX_VALUE);
         this.clock.advance(Duration.ofSeconds(30));
         assertThat(other.availableTokens()).isEqualTo(300);
+        // changes are sent without waiting
         other.forceConsume(400);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(other.availableTokens()).isEqualTo(-100));
+        assertThat(bucket.tryConsume(1)).isFalse();
         assertThat(bucket.availableTokens()).isEqualTo(-100);
         bucket.refund(5000);
-        assertThat(other.availableTokens()).isEqualTo(600);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(bucket.availableTokens()).isEqualTo(600));
+        other.limitTo(250);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(other.availableTokens()).isEqualTo(250));
+        assertThat(tokensInRedis("k")).isEqualTo(250);
     }
 
     @Test
@@ -122,9 +136,12 @@ class RedisBucketStoreTests {
         assertThat(first.bucket("k", 20)).isSameAs(bucket);
         assertThat(bucket.capacity()).isEqualTo(20);
         assertThat(bucket.availableTokens()).isEqualTo(0);
+        // sent at once, without waiting
+        await().atMost(PATIENCE).until(() -> "20".equals(fieldInRedis("k", "c")));
         this.clock.advance(Duration.ofSeconds(45));
         // Refilled at 20 a minute (not 10), whichever instance asks.
-        assertThat(other.availableTokens()).isEqualTo(15);
+        assertThat(other.tryConsume(16)).isFalse();
+        assertThat(other.tryConsume(15)).isTrue();
     }
 
     @Test
@@ -133,6 +150,8 @@ class RedisBucketStoreTests {
         LimiterRegistry second = registry(store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL), 10L, null);
         this.clock.advance(Duration.ofMillis(1));
         first.limiter("anthropic", "opus").updateLimits(new ModelLimits(4L, null, null, null));
+        // sent at once, without waiting
+        await().atMost(PATIENCE).until(() -> "4".equals(fieldInRedis("{anthropic:opus}:requests", "c")));
         assertThat(admitted(List.of(second, first), 10)).isEqualTo(4);
     }
 
@@ -169,33 +188,69 @@ class RedisBucketStoreTests {
         this.closeables.add(forwarder);
         RedisBucketStore store = store(port, RedisBucketStore.OnFailure.LOCAL);
         TokenBucket bucket = store.bucket("k", 100);
-        TokenBucket shared = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 100);
         assertThat(bucket.tryConsume(10)).isTrue();
-        assertThat(shared.availableTokens()).isEqualTo(100);
+        assertThat(tokensInRedis("k")).isNull();
         forwarder.start();
         assertThat(bucket.tryConsume(10)).as("still backing off").isTrue();
-        assertThat(shared.availableTokens()).isEqualTo(100);
+        assertThat(tokensInRedis("k")).isNull();
         this.clock.advance(RETRY);
         assertThat(bucket.tryConsume(10)).isTrue();
-        assertThat(shared.availableTokens()).isEqualTo(90);
+        assertThat(tokensInRedis("k")).isEqualTo(90);
         assertThat(store.isUnavailable()).isFalse();
         assertThat(output.getAll()).contains("Redis bucket store answers again");
         // Connection lost: local buckets at once, then Redis again once Lettuce has
         // reconnected.
         forwarder.stop();
-        // The local bucket: 80 and a little refill.
-        assertThat(bucket.availableTokens()).isBetween(80L, 89L);
+        assertThat(bucket.tryConsume(5)).isTrue();
         assertThat(store.isUnavailable()).isTrue();
+        // The local bucket: 75 and a little refill.
+        assertThat(bucket.availableTokens()).isBetween(75L, 89L);
         forwarder.start();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (store.isUnavailable() && System.nanoTime() < deadline) {
             Thread.sleep(10);
             this.clock.advance(RETRY);
-            bucket.availableTokens();
+            bucket.tryConsume(1);
         }
         assertThat(store.isUnavailable()).isFalse();
+        long before = tokensInRedis("k");
         assertThat(bucket.tryConsume(5)).isTrue();
-        assertThat(bucket.availableTokens()).isEqualTo(shared.availableTokens()).isLessThan(100);
+        assertThat(tokensInRedis("k")).isEqualTo(before - 5);
+        assertThat(bucket.availableTokens()).isEqualTo(before - 5);
+    }
+
+    /** What Redis holds in a bucket, as of its last change. */
+    private @Nullable Long tokensInRedis(String key) {
+        String tokens = fieldInRedis(key, "t");
+        return (tokens != null) ? (long) Math.floor(Double.parseDouble(tokens)) : null;
+    }
+
+    private @Nullable String fieldInRedis(String key, String field) {
+        try (StatefulRedisConnection<String, String> connection = client(TestRedis.port()).connect()) {
+            return connection.sync().hget(this.prefix + ":" + key, field);
+        }
+    }
+
+    @Test
+    void aSettlementGoesToTheStoreTheReservationWasTakenFrom() throws Exception {
+        int port = TcpForwarder.freePort();
+        TcpForwarder forwarder = new TcpForwarder(port, TestRedis.port());
+        this.closeables.add(forwarder);
+        LimiterRegistry registry = registry(store(port, RedisBucketStore.OnFailure.LOCAL), null, 1000L);
+        ModelLimiter limiter = registry.limiter("anthropic", "opus");
+        // Redis unreachable: served from the local bucket
+        Permit local = limiter.acquire(request(600));
+        forwarder.start();
+        this.clock.advance(RETRY);
+        Permit shared = limiter.acquire(request(100));
+        assertThat(tokensInRedis("{anthropic:opus}:input-tokens")).isEqualTo(900);
+        // Redis answers again, but what the local bucket reserved goes back to it
+        local.settle(0, 0);
+        Thread.sleep(300);
+        assertThat(tokensInRedis("{anthropic:opus}:input-tokens")).isEqualTo(900);
+        shared.settle(50, 0);
+        await().atMost(PATIENCE)
+            .untilAsserted(() -> assertThat(tokensInRedis("{anthropic:opus}:input-tokens")).isEqualTo(950));
     }
 
     private int admitted(List<LimiterRegistry> registries, int attempts) throws InterruptedException {

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Forwards a loopback port to another one, to make a server go away and come back in
- * tests.
+ * Forwards a loopback port to another one, to make a server go away and come back, or
+ * answer late ({@link #hold()}), in tests.
  */
 final class TcpForwarder implements AutoCloseable {
 
@@ -24,9 +24,18 @@ final class TcpForwarder implements AutoCloseable {
 
     private volatile ServerSocket server;
 
+    private final Object holdLock = new Object();
+
+    private boolean held;
+
     TcpForwarder(int port, int target) {
         this.port = port;
         this.target = target;
+    }
+
+    /** The port it listens on. */
+    int port() {
+        return this.port;
     }
 
     /**
@@ -86,6 +95,7 @@ final class TcpForwarder implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
+                    awaitResumed();
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -102,8 +112,41 @@ final class TcpForwarder implements AutoCloseable {
         thread.start();
     }
 
+    /**
+     * Holds every byte in either direction until {@link #resume()}: the server seems to
+     * take that long to answer.
+     */
+    void hold() {
+        synchronized (this.holdLock) {
+            this.held = true;
+        }
+    }
+
+    /** Forwards what was held, and everything after it, at once again. */
+    void resume() {
+        synchronized (this.holdLock) {
+            this.held = false;
+            this.holdLock.notifyAll();
+        }
+    }
+
+    private void awaitResumed() throws IOException {
+        synchronized (this.holdLock) {
+            while (this.held) {
+                try {
+                    this.holdLock.wait();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(ex);
+                }
+            }
+        }
+    }
+
     /** Stops listening and drops every forwarded connection. */
     void stop() {
+        resume();
         ServerSocket socket = this.server;
         if (socket != null) {
             closeQuietly(socket);

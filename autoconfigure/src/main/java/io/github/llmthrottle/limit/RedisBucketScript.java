@@ -1,0 +1,215 @@
+package io.github.llmthrottle.limit;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+
+/**
+ * The one Lua script that {@link RedisBucketStore} runs: it refills every bucket of one
+ * admission (its model's and its tenant's), then takes all of them or none, or adjusts or
+ * caps them, atomically in one round trip, and answers with what each bucket holds.
+ *
+ * <p>
+ * Why a script of our own rather than Bucket4j's Redis proxies: a Bucket4j
+ * {@code ProxyManager} works on one bucket (one key) per command, and its Lettuce
+ * integration is compare-and-swap (a {@code GET}, then an {@code EVAL} that swaps if
+ * unchanged: two round trips per operation, more under contention), so the buckets of one
+ * admission could neither be taken atomically nor in one round trip. The script keeps
+ * Bucket4j's model of the local store: capacity one minute's worth of the limit, greedy
+ * (continuous) refill, a newer limit replacing an older one with the tokens kept.
+ *
+ * <p>
+ * Each bucket is a hash under its own key: {@code t} tokens (may be negative after an
+ * overdraft), {@code ts} the time of {@code t} (microseconds of the callers' wall clock),
+ * {@code c} the capacity per minute and {@code v} its version (a newer version from any
+ * instance replaces the capacity, keeping the tokens within it). An absent bucket is
+ * created full; every bucket written expires 10 s after it would be full again. Time is
+ * the caller's, as with Bucket4j's client-side clock, so that instances agree as far as
+ * their clocks do, and a time earlier than the bucket's is taken as no time passed.
+ * Arguments: the operation, the time, how many of the keys are the model's, then the
+ * capacity, version and amount of each key.
+ * <ul>
+ * <li>{@code take}: takes the amount of every bucket if each holds it, otherwise nothing,
+ * and answers how long the model's and the tenant's buckets need to hold it
+ * (microseconds, {@code -1} for an amount above the capacity);</li>
+ * <li>{@code adjust}: takes the amount of every bucket whatever it holds (a negative
+ * amount gives back, never above the capacity);</li>
+ * <li>{@code cap}: lowers every bucket to at most the amount.</li>
+ * </ul>
+ * The answer: {@code 1} if taken (always for {@code adjust} and {@code cap}), the model's
+ * and the tenant's waits, then what each bucket holds, rounded down.
+ *
+ * <p>
+ * In a Redis Cluster all keys of one script must be in one slot: the bucket keys of one
+ * model start with a hash tag of its client and model ({@link BucketKeys}).
+ */
+final class RedisBucketScript {
+
+    /** The script's source. */
+    static final String SOURCE = """
+            local op = ARGV[1]
+            local now = tonumber(ARGV[2])
+            local models = tonumber(ARGV[3])
+            local MINUTE = 60000000
+            local n = #KEYS
+            local t, c, v, ts, a = {}, {}, {}, {}, {}
+            for i = 1, n do
+              local j = 4 + (i - 1) * 3
+              local capacity, version = tonumber(ARGV[j]), tonumber(ARGV[j + 1])
+              a[i] = tonumber(ARGV[j + 2])
+              local s = redis.call('HMGET', KEYS[i], 't', 'ts', 'c', 'v')
+              local tokens, stamp, sc, sv = tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4])
+              ts[i] = s[2]
+              if tokens == nil or stamp == nil or sc == nil or sv == nil then
+                tokens, stamp, sc, sv, ts[i] = capacity, now, capacity, version, ARGV[2]
+              elseif version > sv then
+                sc, sv = capacity, version
+                if tokens > sc then tokens = sc end
+              end
+              if now > stamp then
+                if tokens < sc then tokens = math.min(sc, tokens + (now - stamp) * sc / MINUTE) end
+                ts[i] = ARGV[2]
+              end
+              t[i], c[i], v[i] = tokens, sc, sv
+            end
+            local taken, modelWait, tenantWait = 1, 0, 0
+            if op == 'take' then
+              for i = 1, n do
+                if a[i] > t[i] then
+                  taken = 0
+                  local wait = -1
+                  if a[i] <= c[i] then wait = math.ceil((a[i] - t[i]) * MINUTE / c[i]) end
+                  if i <= models then
+                    if modelWait >= 0 and (wait < 0 or wait > modelWait) then modelWait = wait end
+                  elseif tenantWait >= 0 and (wait < 0 or wait > tenantWait) then
+                    tenantWait = wait
+                  end
+                end
+              end
+              if taken == 1 then
+                for i = 1, n do t[i] = t[i] - a[i] end
+              end
+            elseif op == 'adjust' then
+              for i = 1, n do t[i] = math.min(c[i], t[i] - a[i]) end
+            elseif op == 'cap' then
+              for i = 1, n do
+                if t[i] > a[i] then t[i] = a[i] end
+              end
+            end
+            local reply = {taken, modelWait, tenantWait}
+            for i = 1, n do
+              local ttl = 10000
+              if t[i] < c[i] then ttl = ttl + math.ceil((c[i] - t[i]) * 60000 / c[i]) end
+              redis.call('HSET', KEYS[i], 't', string.format('%.17g', t[i]), 'ts', ts[i],
+                'c', string.format('%.17g', c[i]), 'v', string.format('%.17g', v[i]))
+              redis.call('PEXPIRE', KEYS[i], ttl)
+              reply[3 + i] = math.floor(t[i])
+            end
+            return reply
+            """;
+
+    /** The SHA-1 digest Redis knows the script by. */
+    static final String DIGEST = sha1(SOURCE);
+
+    private RedisBucketScript() {
+    }
+
+    /**
+     * Runs the script: {@code EVALSHA}, and {@code EVAL} in the rare case that the server
+     * does not know it (restarted, or its scripts flushed).
+     * @param commands the connection's commands
+     * @param operation what to do
+     * @param nowMicros the time now, microseconds since the epoch
+     * @param modelBuckets how many of the keys are the model's (for the waits of a take)
+     * @param keys the buckets' keys
+     * @param capacities the capacity of each, per minute
+     * @param versions the version of each capacity
+     * @param amounts the amount of each
+     * @return the answer, when it comes
+     */
+    static CompletableFuture<Reply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
+            long nowMicros, int modelBuckets, String[] keys, long[] capacities, long[] versions, long[] amounts) {
+        String[] args = new String[3 + 3 * keys.length];
+        args[0] = operation.argument;
+        args[1] = Long.toString(nowMicros);
+        args[2] = Integer.toString(modelBuckets);
+        for (int i = 0; i < keys.length; i++) {
+            args[3 + 3 * i] = Long.toString(capacities[i]);
+            args[4 + 3 * i] = Long.toString(versions[i]);
+            args[5 + 3 * i] = Long.toString(amounts[i]);
+        }
+        CompletableFuture<List<Object>> answer = commands
+            .<List<Object>>evalsha(DIGEST, ScriptOutputType.MULTI, keys, args)
+            .toCompletableFuture();
+        return answer.exceptionallyCompose((ex) -> {
+            Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+            if (cause instanceof RedisNoScriptException) {
+                return commands.<List<Object>>eval(SOURCE, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+            }
+            return CompletableFuture.failedFuture(cause);
+        }).thenApply((reply) -> Reply.of(reply, keys.length));
+    }
+
+    private static String sha1(String source) {
+        try {
+            return HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("No SHA-1 in this JVM", ex);
+        }
+    }
+
+    /** What the script does to the buckets. */
+    enum Operation {
+
+        /** All the amounts, or nothing. */
+        TAKE("take"),
+
+        /** The amounts whatever the buckets hold (negative gives back). */
+        ADJUST("adjust"),
+
+        /** The buckets lowered to at most the amounts. */
+        CAP("cap");
+
+        private final String argument;
+
+        Operation(String argument) {
+            this.argument = argument;
+        }
+
+    }
+
+    /**
+     * The script's answer.
+     *
+     * @param taken whether the amounts were taken
+     * @param modelWaitMicros until the model's buckets hold what they lack, {@code -1}
+     * never
+     * @param tenantWaitMicros the same for the tenant's
+     * @param levels what each bucket holds now, rounded down
+     */
+    record Reply(boolean taken, long modelWaitMicros, long tenantWaitMicros, long[] levels) {
+
+        static Reply of(List<Object> reply, int buckets) {
+            if (reply.size() != 3 + buckets) {
+                throw new IllegalStateException("Unexpected answer of the bucket script: " + reply);
+            }
+            long[] levels = new long[buckets];
+            for (int i = 0; i < buckets; i++) {
+                levels[i] = (Long) reply.get(3 + i);
+            }
+            return new Reply((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), levels);
+        }
+
+    }
+
+}
