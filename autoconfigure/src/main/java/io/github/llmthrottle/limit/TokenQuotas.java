@@ -187,7 +187,7 @@ public final class TokenQuotas {
     static String key(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
             QuotaWindow window, QuotaWindow.Period period) {
         String owner = switch (scope) {
-            case "model" -> BucketKeys.model(String.valueOf(client), String.valueOf(model));
+            case "model" -> BucketKeys.escape(String.valueOf(client)) + ":" + BucketKeys.escape(String.valueOf(model));
             case "client" -> BucketKeys.escape(String.valueOf(client));
             default -> BucketKeys.escape(String.valueOf(tenant));
         };
