@@ -35,14 +35,14 @@ class HeldLoadTests {
 
     @Test
     void aShortSoakWithFaultsAccountsForEveryCallAndLeavesNothingBehind() throws Exception {
-        Soak.Settings settings = Soak.Settings.of(Duration.ofSeconds(4))
+        Soak.Settings settings = Soak.Settings.of(Duration.ofSeconds(3))
             .withSampleEvery(Duration.ofSeconds(2))
-            .withFaultPeriod(Duration.ofSeconds(4));
+            .withFaultPeriod(Duration.ofSeconds(3));
         Soak.Result result = Soak.run(settings, (sample) -> System.out.println(sample.row()));
         System.out.println(result.report());
         assertThat(result.problems()).isEmpty();
         assertThat(result.untyped()).as("calls that failed untyped").isZero();
-        assertThat(result.started()).isEqualTo(40);
+        assertThat(result.started()).isEqualTo(30);
         assertThat(result.ended()).isEqualTo(result.started());
         assertThat(result.faults()).containsKeys("529 bursts (4 in a row)", "429 bursts (3 in a row, retry-after 1)");
         assertThat(result.provider().overloaded()).as("529s the provider sent").isGreaterThanOrEqualTo(4);
