@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
@@ -57,18 +58,24 @@ import org.springframework.web.client.RestClient;
  * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.held.ConcurrentCallers \
  *     --callers 5000 --threads platform            # or --callers 20000 --threads virtual on Java 21+
  * </pre> Options: {@code --queue N} (queue capacity, default half the callers),
- * {@code --max-wait SECONDS} (default 30), {@code --rpm R} (default 1200).
+ * {@code --max-wait SECONDS} (default 30), {@code --rpm R} (default 1200),
+ * {@code --cancel-every N} (interrupt every N-th caller whose call is still running once
+ * the heap is measured; default 0, none: an interrupted call ends with its
+ * {@code InterruptedIOException} and its thread keeps the interrupt flag).
  */
 public final class ConcurrentCallers {
 
     static final String MODEL = "claude-sonnet-4-5";
+
+    /** The outcome of a call whose caller was interrupted while it waited. */
+    static final String CANCELLED = "ResourceAccessException(InterruptedIOException)";
 
     /**
      * The outcomes the scenario is built to have; others (typed too) say that the
      * provider failed or timed out.
      */
     static final Set<String> EXPECTED = Set.of(Outcomes.SUCCEEDED, QueueFullException.class.getSimpleName(),
-            AdmissionTimeoutException.class.getSimpleName());
+            AdmissionTimeoutException.class.getSimpleName(), CANCELLED);
 
     private ConcurrentCallers() {
     }
@@ -83,8 +90,10 @@ public final class ConcurrentCallers {
                 case "--queue" -> settings = settings.withQueueCapacity(Integer.parseInt(value));
                 case "--max-wait" -> settings = settings.withMaxWait(Duration.ofSeconds(Long.parseLong(value)));
                 case "--rpm" -> settings = settings.withRequestsPerMinute(Integer.parseInt(value));
+                case "--cancel-every" -> settings = settings.withCancelEvery(Integer.parseInt(value));
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]
-                        + "; use --callers N --threads platform|virtual --queue N --max-wait SECONDS --rpm R");
+                        + "; use --callers N --threads platform|virtual --queue N --max-wait SECONDS --rpm R "
+                        + "--cancel-every N");
             }
             i++;
         }
@@ -134,7 +143,9 @@ public final class ConcurrentCallers {
             AtomicLong lastEnd = new AtomicLong();
             long heapBefore = Heap.usedAfterGc();
             List<Thread> started = new ArrayList<>(callers);
+            AtomicIntegerArray done = new AtomicIntegerArray(callers);
             for (int i = 0; i < callers; i++) {
+                int index = i;
                 Thread thread = threads.newThread(() -> {
                     parked.countDown();
                     try {
@@ -153,6 +164,7 @@ public final class ConcurrentCallers {
                         outcomes.failed(ex);
                     }
                     finally {
+                        done.set(index, 1);
                         lastEnd.accumulateAndGet(System.nanoTime(), Math::max);
                         ended.countDown();
                     }
@@ -201,12 +213,34 @@ public final class ConcurrentCallers {
             long heapWaiting = Heap.usedAfterGc();
             int queuedAfter = limiter.state().queued().total();
             boolean held = limiter.state().pausedUntil() != null;
+            // callers that give up while they wait (their thread interrupted): their
+            // places in the queue must come back at once
+            int cancelled = 0;
+            int queuedBeforeCancel = limiter.state().queued().total();
+            long cancelledAt = System.nanoTime();
+            for (int i = 0; settings.cancelEvery() > 0 && i < callers; i += settings.cancelEvery()) {
+                if (done.get(i) == 0) {
+                    started.get(i).interrupt();
+                    cancelled++;
+                }
+            }
+            // while the model is held, only the cancelled calls leave the queue
+            while (cancelled > 0 && limiter.state().queued().total() > queuedBeforeCancel - cancelled
+                    && System.nanoTime() - cancelledAt < TimeUnit.SECONDS.toNanos(10)) {
+                Thread.sleep(1);
+            }
+            Duration placesBack = Duration.ofNanos(System.nanoTime() - cancelledAt);
+            int queuedAfterCancel = limiter.state().queued().total();
             limiter.endPause();
             leave.countDown();
 
             long bound = settings.maxWait().toNanos() + TimeUnit.SECONDS.toNanos(120);
             boolean allEnded = ended.await(bound - (System.nanoTime() - released), TimeUnit.NANOSECONDS);
             long wall = lastEnd.get() - released;
+            outcomes.byOutcome().keySet().stream().filter((name) -> !EXPECTED.contains(name)).forEach((name) -> {
+                System.err.println("First call that ended with " + name + ":");
+                outcomes.example(name).printStackTrace();
+            });
             long peakHeap = peak.peak();
             peak.close();
             PinnedThreads.Counts pinned = (pinning != null) ? pinning.stop() : PinnedThreads.Counts.NONE;
@@ -225,9 +259,10 @@ public final class ConcurrentCallers {
                 .snapshot();
             double waiting = (queuedBefore + queuedAfter) / 2.0;
             return new Result(settings, drained, outcomes.started(), outcomes.byOutcome(), outcomes.untyped(),
-                    !allEnded, Duration.ofNanos(arrived), held, Duration.ofNanos(wall), heapBefore, heapParked,
-                    heapWaiting, waiting, peakHeap, pinned, inFlight(limiters), queued(limiters), simulator.inFlight(),
-                    end, totals, simulator.stats(MODEL).attempts());
+                    cancelled, queuedBeforeCancel - queuedAfterCancel, placesBack, outcomes.interruptLost(), !allEnded,
+                    Duration.ofNanos(arrived), held, Duration.ofNanos(wall), heapBefore, heapParked, heapWaiting,
+                    waiting, peakHeap, pinned, inFlight(limiters), queued(limiters), simulator.inFlight(), end, totals,
+                    simulator.stats(MODEL).attempts());
         }
     }
 
@@ -322,9 +357,11 @@ public final class ConcurrentCallers {
      * @param maxWait {@code llm.throttle.queue.max-wait}
      * @param requestsPerMinute the model's limit, configured and the provider's
      * @param warmUp calls made before the callers come, to warm the path up
+     * @param cancelEvery every how many callers one is interrupted while its call waits
+     * (0 for none)
      */
     public record Settings(int callers, CallerThreads threads, int queueCapacity, Duration maxWait,
-            int requestsPerMinute, int warmUp) {
+            int requestsPerMinute, int warmUp, int cancelEvery) {
 
         /**
          * The report's settings for {@code callers}: a queue of half of them, the default
@@ -334,45 +371,52 @@ public final class ConcurrentCallers {
          * @return the settings
          */
         public static Settings of(int callers, CallerThreads threads) {
-            return new Settings(callers, threads, callers / 2, Duration.ofSeconds(30), 1_200, 200);
+            return new Settings(callers, threads, callers / 2, Duration.ofSeconds(30), 1_200, 200, 0);
         }
 
         public Settings withCallers(int callers) {
-            return new Settings(callers, this.threads, callers / 2, this.maxWait, this.requestsPerMinute, this.warmUp);
+            return new Settings(callers, this.threads, callers / 2, this.maxWait, this.requestsPerMinute, this.warmUp,
+                    this.cancelEvery);
         }
 
         public Settings withThreads(CallerThreads threads) {
             return new Settings(this.callers, threads, this.queueCapacity, this.maxWait, this.requestsPerMinute,
-                    this.warmUp);
+                    this.warmUp, this.cancelEvery);
         }
 
         public Settings withQueueCapacity(int queueCapacity) {
             return new Settings(this.callers, this.threads, queueCapacity, this.maxWait, this.requestsPerMinute,
-                    this.warmUp);
+                    this.warmUp, this.cancelEvery);
         }
 
         public Settings withMaxWait(Duration maxWait) {
             return new Settings(this.callers, this.threads, this.queueCapacity, maxWait, this.requestsPerMinute,
-                    this.warmUp);
+                    this.warmUp, this.cancelEvery);
+        }
+
+        public Settings withCancelEvery(int cancelEvery) {
+            return new Settings(this.callers, this.threads, this.queueCapacity, this.maxWait, this.requestsPerMinute,
+                    this.warmUp, cancelEvery);
         }
 
         public Settings withWarmUp(int warmUp) {
             return new Settings(this.callers, this.threads, this.queueCapacity, this.maxWait, this.requestsPerMinute,
-                    warmUp);
+                    warmUp, this.cancelEvery);
         }
 
         public Settings withRequestsPerMinute(int requestsPerMinute) {
             return new Settings(this.callers, this.threads, this.queueCapacity, this.maxWait, requestsPerMinute,
-                    this.warmUp);
+                    this.warmUp, this.cancelEvery);
         }
 
         @Override
         public String toString() {
             return String.format(Locale.ROOT,
                     "%,d callers on %s threads, one call each at the same moment; model limit %,d requests a minute "
-                            + "(%.1f a second), queue capacity %,d, max-wait %s",
+                            + "(%.1f a second), queue capacity %,d, max-wait %s, %,d calls of warm-up%s",
                     this.callers, this.threads, this.requestsPerMinute, this.requestsPerMinute / 60.0,
-                    this.queueCapacity, this.maxWait);
+                    this.queueCapacity, this.maxWait, this.warmUp, (this.cancelEvery > 0)
+                            ? ", every " + this.cancelEvery + "-th caller interrupted while it waits" : "");
         }
 
     }
@@ -385,7 +429,13 @@ public final class ConcurrentCallers {
      * @param started calls started
      * @param outcomes calls ended, by outcome
      * @param untyped calls that failed with something else than an
-     * {@link io.github.llmthrottle.LlmThrottleException}
+     * {@link io.github.llmthrottle.LlmThrottleException} or their interruption
+     * @param cancelled callers interrupted while their call was still running
+     * @param placesFreed places in the queue given back after the interrupts (the model
+     * held, so only by the cancelled calls)
+     * @param placesBack how long after the interrupts they were all back
+     * @param interruptLost calls that ended with their interruption but without the
+     * thread's interrupt flag
      * @param hung whether some call had not ended by the bound
      * @param arrival from the release of the callers until every call had arrived (ended,
      * queued or in flight)
@@ -407,9 +457,10 @@ public final class ConcurrentCallers {
      * @param attempts HTTP requests the provider saw during the calls
      */
     public record Result(Settings settings, int drained, long started, Map<String, Long> outcomes, long untyped,
-            boolean hung, Duration arrival, boolean held, Duration wall, long heapBefore, long heapParked,
-            long heapWaiting, double waiting, long peakHeap, PinnedThreads.Counts pinned, int inFlight, int queued,
-            int providerInFlight, LimiterState state, ModelTotals.Snapshot totals, long attempts) {
+            int cancelled, int placesFreed, Duration placesBack, long interruptLost, boolean hung, Duration arrival,
+            boolean held, Duration wall, long heapBefore, long heapParked, long heapWaiting, double waiting,
+            long peakHeap, PinnedThreads.Counts pinned, int inFlight, int queued, int providerInFlight,
+            LimiterState state, ModelTotals.Snapshot totals, long attempts) {
 
         /**
          * The calls that ended, whatever their outcome.
@@ -452,6 +503,9 @@ public final class ConcurrentCallers {
             if (this.untyped != 0) {
                 problems.add(this.untyped + " calls failed with an exception that is not an LlmThrottleException");
             }
+            if (this.interruptLost != 0) {
+                problems.add(this.interruptLost + " interrupted calls lost their thread's interrupt flag");
+            }
             if (this.inFlight != 0 || this.queued != 0) {
                 problems.add("left behind: inFlight " + this.inFlight + ", queued " + this.queued);
             }
@@ -473,6 +527,13 @@ public final class ConcurrentCallers {
         public String report() {
             StringBuilder text = new StringBuilder();
             text.append(String.format(Locale.ROOT, "burst taken before: %,d requests%n", this.drained));
+            if (this.settings.cancelEvery() > 0) {
+                text.append(String.format(Locale.ROOT,
+                        "callers interrupted while their call was running (every %d-th): %,d; their places in the "
+                                + "queue back after %.0f ms (%,d places freed)%n",
+                        this.settings.cancelEvery(), this.cancelled, this.placesBack.toNanos() / 1e6,
+                        this.placesFreed));
+            }
             text.append(String.format(Locale.ROOT, "calls: started %,d, ended %,d: %s%n", this.started, ended(),
                     Outcomes.format(this.outcomes)));
             text.append(String.format(Locale.ROOT, "provider saw %,d requests during the calls%n", this.attempts));

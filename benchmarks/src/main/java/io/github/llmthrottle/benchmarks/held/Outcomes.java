@@ -1,5 +1,7 @@
 package io.github.llmthrottle.benchmarks.held;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -8,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RetriesExhaustedException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.client.ResourceAccessException;
 
@@ -31,6 +34,10 @@ public final class Outcomes {
 
     private final LongAdder untyped = new LongAdder();
 
+    private final LongAdder interruptLost = new LongAdder();
+
+    private final Map<String, Throwable> examples = new ConcurrentHashMap<>();
+
     /** Counts a call that starts. */
     public void start() {
         this.started.increment();
@@ -46,10 +53,40 @@ public final class Outcomes {
      * @param failure what it threw
      */
     public void failed(Throwable failure) {
-        count(name(failure));
-        if (!(failure instanceof LlmThrottleException)) {
+        String name = name(failure);
+        count(name);
+        this.examples.putIfAbsent(name, failure);
+        if (isCancellation(failure)) {
+            if (!Thread.currentThread().isInterrupted()) {
+                this.interruptLost.increment();
+            }
+        }
+        else if (!(failure instanceof LlmThrottleException)) {
             this.untyped.increment();
         }
+    }
+
+    /**
+     * The calls that ended with their interruption (as the contract says: an
+     * {@link InterruptedIOException}, which the {@code RestClient} wraps) but whose
+     * thread no longer had its interrupt flag.
+     * @return the count
+     */
+    public long interruptLost() {
+        return this.interruptLost.sum();
+    }
+
+    /**
+     * Whether a call ended with its interruption: an {@link InterruptedIOException}
+     * (interrupted while it waited for admission or to retry), or an {@link IOException}
+     * with the thread's interrupt flag set (the HTTP client's own exception when the
+     * exchange was interrupted, such as Spring's "Request was interrupted" for the JDK
+     * client). A cancellation without the flag counts in {@link #interruptLost()}.
+     */
+    static boolean isCancellation(Throwable failure) {
+        Throwable cause = (failure instanceof ResourceAccessException) ? failure.getCause() : failure;
+        return cause instanceof InterruptedIOException
+                || (cause instanceof IOException && Thread.currentThread().isInterrupted());
     }
 
     /**
@@ -63,6 +100,15 @@ public final class Outcomes {
 
     private void count(String outcome) {
         this.ended.computeIfAbsent(outcome, (name) -> new LongAdder()).increment();
+    }
+
+    /**
+     * The first failure of each outcome, for a closer look at one that should not be.
+     * @param outcome the outcome's name
+     * @return the failure, or {@code null}
+     */
+    public @Nullable Throwable example(String outcome) {
+        return this.examples.get(outcome);
     }
 
     /**

@@ -56,7 +56,8 @@ class HeldLoadTests {
         return ConcurrentCallers.Settings.of(300, threads)
             .withQueueCapacity(100)
             .withMaxWait(Duration.ofSeconds(2))
-            .withWarmUp(16);
+            .withWarmUp(16)
+            .withCancelEvery(5);
     }
 
     private static void assertAccountedFor(ConcurrentCallers.Result result) {
