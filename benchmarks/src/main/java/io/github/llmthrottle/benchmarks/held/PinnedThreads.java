@@ -75,20 +75,27 @@ final class PinnedThreads implements AutoCloseable {
         }
     }
 
-    /** The first frame of the pinned stack that is not the JDK's, or the top frame. */
+    /**
+     * The top frame of the pinned stack (what blocked) and the first frame that is not
+     * the JDK's (who called it).
+     */
     private static String where(RecordedEvent event) {
         if (event.getStackTrace() == null || event.getStackTrace().getFrames().isEmpty()) {
             return "(no stack)";
         }
         List<RecordedFrame> frames = event.getStackTrace().getFrames();
+        String top = name(frames.get(0));
         for (RecordedFrame frame : frames) {
             String type = frame.getMethod().getType().getName();
             if (!type.startsWith("java.") && !type.startsWith("jdk.") && !type.startsWith("sun.")) {
-                return type + "." + frame.getMethod().getName();
+                return top + " in " + name(frame);
             }
         }
-        RecordedFrame top = frames.get(0);
-        return top.getMethod().getType().getName() + "." + top.getMethod().getName();
+        return top;
+    }
+
+    private static String name(RecordedFrame frame) {
+        return frame.getMethod().getType().getName() + "." + frame.getMethod().getName();
     }
 
     @Override

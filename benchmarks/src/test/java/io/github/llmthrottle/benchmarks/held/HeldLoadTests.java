@@ -51,7 +51,10 @@ class HeldLoadTests {
         assertThat(result.queued()).isZero();
     }
 
-    /** 300 callers, a queue of 100, max-wait 2 s: every outcome type in a few seconds. */
+    /**
+     * 300 callers, a queue of 100, max-wait 2 s, every fifth caller interrupted while it
+     * waits: every outcome type in a few seconds.
+     */
     private static ConcurrentCallers.Settings small(CallerThreads threads) {
         return ConcurrentCallers.Settings.of(300, threads)
             .withQueueCapacity(100)
