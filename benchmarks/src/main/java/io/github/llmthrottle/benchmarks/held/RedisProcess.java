@@ -18,6 +18,9 @@ final class RedisProcess {
 
     private final int port;
 
+    /** Whether this soak started the server (rather than finding one running). */
+    private boolean owned;
+
     RedisProcess(int port) {
         if (port == SHARED_PORT) {
             throw new IllegalArgumentException(
@@ -35,6 +38,7 @@ final class RedisProcess {
         if (ping()) {
             return;
         }
+        this.owned = true;
         run(List.of("redis-server", "--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "no", "--daemonize", "yes"));
         await(true);
@@ -44,6 +48,13 @@ final class RedisProcess {
     void stop() throws IOException, InterruptedException {
         run(List.of("redis-cli", "-p", String.valueOf(this.port), "shutdown", "nosave"));
         await(false);
+    }
+
+    /** Stops the server if this soak started it, and leaves one it found running. */
+    void stopIfOwned() throws IOException, InterruptedException {
+        if (this.owned) {
+            stop();
+        }
     }
 
     /**

@@ -242,6 +242,10 @@ public final class Soak {
                 watcher.close();
             }
             long redisKeys = (redis != null) ? redis.keys() : -1;
+            if (redis != null) {
+                context.close();
+                redis.stopIfOwned();
+            }
             Map<String, Long> threadGroups = threadGroups();
             return new Result(settings, outcomes.started(), outcomes.byOutcome(), outcomes.untyped(),
                     Duration.ofNanos(offered), Duration.ofNanos(drainedAfter), List.copyOf(taken), faults.injected(),
