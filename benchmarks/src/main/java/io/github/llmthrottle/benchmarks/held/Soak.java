@@ -242,6 +242,8 @@ public final class Soak {
                 watcher.close();
             }
             long redisKeys = (redis != null) ? redis.keys() : -1;
+            int inFlight = ConcurrentCallers.inFlight(limiters);
+            int queued = ConcurrentCallers.queued(limiters);
             if (redis != null) {
                 context.close();
                 redis.stopIfOwned();
@@ -249,7 +251,7 @@ public final class Soak {
             Map<String, Long> threadGroups = threadGroups();
             return new Result(settings, outcomes.started(), outcomes.byOutcome(), outcomes.untyped(),
                     Duration.ofNanos(offered), Duration.ofNanos(drainedAfter), List.copyOf(taken), faults.injected(),
-                    simulator.stats(MODEL), ConcurrentCallers.inFlight(limiters), ConcurrentCallers.queued(limiters),
+                    simulator.stats(MODEL), inFlight, queued,
                     simulator.inFlight(), state, (watcher != null) ? watcher.outages() : List.of(),
                     succeededWithoutRedis.sum(), redisKeys, threadGroups);
         }
