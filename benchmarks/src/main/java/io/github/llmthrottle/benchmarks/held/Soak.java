@@ -251,9 +251,9 @@ public final class Soak {
             Map<String, Long> threadGroups = threadGroups();
             return new Result(settings, outcomes.started(), outcomes.byOutcome(), outcomes.untyped(),
                     Duration.ofNanos(offered), Duration.ofNanos(drainedAfter), List.copyOf(taken), faults.injected(),
-                    simulator.stats(MODEL), inFlight, queued,
-                    simulator.inFlight(), state, (watcher != null) ? watcher.outages() : List.of(),
-                    succeededWithoutRedis.sum(), redisKeys, threadGroups);
+                    simulator.stats(MODEL), inFlight, queued, simulator.inFlight(), state,
+                    (watcher != null) ? watcher.outages() : List.of(), succeededWithoutRedis.sum(), redisKeys,
+                    threadGroups);
         }
     }
 
