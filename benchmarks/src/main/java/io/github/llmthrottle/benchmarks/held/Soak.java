@@ -78,7 +78,8 @@ import org.springframework.web.client.RestClient;
  *     --seconds 600 --sample-seconds 30 --store redis --redis-port 6392
  * </pre> Options: {@code --threads platform|virtual} (default platform),
  * {@code --overload X} (default 2), {@code --fault-period-seconds N} (default 60),
- * {@code --redis-down-seconds N} (default 10), {@code --no-faults}.
+ * {@code --redis-down-seconds N} (default 10), {@code --no-faults} (no provider faults;
+ * the Redis restart still happens with {@code --store redis}).
  */
 public final class Soak {
 
@@ -187,19 +188,21 @@ public final class Soak {
             StoreWatcher watcher = (store != null) ? new StoreWatcher(store) : null;
             ThreadFactory threads = settings.threads().factory(CALLER_PREFIX);
             FaultSchedule faults = new FaultSchedule(settings, simulator, redis);
+            List<Sample> taken = java.util.Collections.synchronizedList(new ArrayList<>());
+            samples.accept(Sample.HEADER);
+            // the first sample before the load starts, so that its collections do not
+            // delay the first calls
+            Sample first = Sample.take(System.nanoTime(), outcomes, limiter, watcher, simulator.stats(MODEL)).at(0);
+            taken.add(first);
+            samples.accept(first);
             long start = System.nanoTime();
             long end = start + settings.duration().toNanos();
             double rate = settings.overload() * LIMIT_PER_SECOND;
-            List<Sample> taken = java.util.Collections.synchronizedList(new ArrayList<>());
-            samples.accept(Sample.HEADER);
             Sampler sampler = new Sampler(start, settings.sampleEvery(), () -> {
                 Sample sample = Sample.take(start, outcomes, limiter, watcher, simulator.stats(MODEL));
                 taken.add(sample);
                 samples.accept(sample);
             });
-            Sample first = Sample.take(start, outcomes, limiter, watcher, simulator.stats(MODEL));
-            taken.add(first);
-            samples.accept(first);
             sampler.start();
             for (long i = 0;; i++) {
                 long due = start + (long) (i * 1e9 / rate);
@@ -468,17 +471,14 @@ public final class Soak {
 
         /** Injects what is due at {@code elapsed} nanoseconds into the run. */
         void runDue(long elapsed) {
-            if (!this.settings.faults()) {
-                return;
-            }
             long period = this.settings.faultPeriod().toNanos();
-            if (elapsed >= this.nextBurst529) {
+            if (this.settings.faults() && elapsed >= this.nextBurst529) {
                 this.simulator.script(MODEL, Fault.overloaded(), Fault.overloaded(), Fault.overloaded(),
                         Fault.overloaded());
                 this.injected.merge("529 bursts (4 in a row)", 1L, Long::sum);
                 this.nextBurst529 += period;
             }
-            if (elapsed >= this.nextBurst429) {
+            if (this.settings.faults() && elapsed >= this.nextBurst429) {
                 Fault rateLimited = Fault.status(429).retryAfter("1");
                 this.simulator.script(MODEL, rateLimited, rateLimited, rateLimited);
                 this.injected.merge("429 bursts (3 in a row, retry-after 1)", 1L, Long::sum);
@@ -651,6 +651,12 @@ public final class Soak {
          */
         public long ended() {
             return this.outcomes.values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        /** The same sample, as taken {@code seconds} into the run. */
+        Sample at(double seconds) {
+            return new Sample(seconds, this.heapAfterGc, this.threads, this.otherThreads, this.started, this.outcomes,
+                    this.queued, this.inFlight, this.redisDown, this.provider);
         }
 
         /**
