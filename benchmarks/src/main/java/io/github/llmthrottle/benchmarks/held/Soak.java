@@ -616,11 +616,11 @@ public final class Soak {
      * @param inFlight the model's calls in flight
      * @param redisDown whether the store was serving without Redis ({@code null} for the
      * memory store)
-     * @param provider what the provider saw so far
+     * @param provider the faults the provider answered so far
      */
     public record Sample(double seconds, long heapAfterGc, int threads, int otherThreads, long started,
             Map<String, Long> outcomes, int queued, int inFlight, @Nullable Boolean redisDown,
-            @Nullable SimulatorStats provider) {
+            @Nullable ProviderFaults provider) {
 
         static final Sample HEADER = new Sample(-1, 0, 0, 0, 0, Map.of(), 0, 0, null, null);
 
@@ -642,7 +642,10 @@ public final class Soak {
             }
             return new Sample((System.nanoTime() - start) / 1e9, heap, all, own, outcomes.started(),
                     outcomes.byOutcome(), state.queued().total(), state.inFlight(),
-                    (watcher != null) ? watcher.down : null, provider);
+                    (watcher != null) ? watcher.down : null,
+                    // only the counts: the provider's per-second series would make every
+                    // sample kept hold a copy of the run so far
+                    new ProviderFaults(provider.rateLimited(), provider.overloaded(), provider.connectionResets()));
         }
 
         /**
@@ -671,7 +674,7 @@ public final class Soak {
                         + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|";
             }
             long other = ended() - COLUMNS.stream().mapToLong((name) -> this.outcomes.getOrDefault(name, 0L)).sum();
-            SimulatorStats stats = this.provider;
+            ProviderFaults stats = this.provider;
             return String.format(Locale.ROOT,
                     "| %.0f | %.1f MB | %d | %d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %d | %d | %,d | %,d | %,d "
                             + "| %s |",
@@ -683,6 +686,17 @@ public final class Soak {
                     (stats != null) ? stats.connectionResets() : 0,
                     (this.redisDown == null) ? "–" : this.redisDown ? "down (local buckets)" : "up");
         }
+
+    }
+
+    /**
+     * The faults the provider answered so far.
+     *
+     * @param rateLimited 429s
+     * @param overloaded 529s
+     * @param connectionResets connections reset
+     */
+    public record ProviderFaults(long rateLimited, long overloaded, long connectionResets) {
 
     }
 
