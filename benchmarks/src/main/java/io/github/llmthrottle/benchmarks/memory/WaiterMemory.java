@@ -332,18 +332,7 @@ public final class WaiterMemory {
     }
 
     private static long usedHeapAfterGc() {
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 4; i++) {
-            System.gc();
-            try {
-                Thread.sleep(50);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-        }
-        return used;
+        return Heap.usedAfterGc();
     }
 
     private static Map<String, long[]> histogram() throws Exception {
