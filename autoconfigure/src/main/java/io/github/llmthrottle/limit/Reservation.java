@@ -20,21 +20,35 @@ import org.jspecify.annotations.Nullable;
  */
 final class Reservation {
 
+    private static final Dimension[] NO_DIMENSIONS = {};
+
+    /** The buckets in this JVM it was taken from; {@code null} for a shared store. */
+    private final @Nullable List<BucketSet.Charge> charges;
+
     private final Dimension[] dimensions;
 
-    private final Settlement settlement;
+    private final @Nullable Settlement settlement;
 
     private long inputTokens;
 
     private long outputTokens;
 
     /**
-     * A reservation taken from buckets of {@code dimensions}, settled through
-     * {@code settlement}.
+     * A reservation taken from a shared store's buckets of {@code dimensions}, settled
+     * through {@code settlement}.
      */
     Reservation(Dimension[] dimensions, Settlement settlement, long inputTokens, long outputTokens) {
+        this.charges = null;
         this.dimensions = dimensions;
         this.settlement = settlement;
+        this.inputTokens = inputTokens;
+        this.outputTokens = outputTokens;
+    }
+
+    private Reservation(List<BucketSet.Charge> charges, long inputTokens, long outputTokens) {
+        this.charges = charges;
+        this.dimensions = NO_DIMENSIONS;
+        this.settlement = null;
         this.inputTokens = inputTokens;
         this.outputTokens = outputTokens;
     }
@@ -69,11 +83,7 @@ final class Reservation {
                 return null;
             }
         }
-        Dimension[] dimensions = new Dimension[charges.size()];
-        for (int i = 0; i < dimensions.length; i++) {
-            dimensions[i] = charges.get(i).dimension();
-        }
-        return new Reservation(dimensions, Settlement.of(charges), inputTokens, outputTokens);
+        return new Reservation(charges, inputTokens, outputTokens);
     }
 
     /**
@@ -83,6 +93,22 @@ final class Reservation {
      * @param givenBack what to do once a refund has been applied in a shared store
      */
     void settle(long inputTokens, long outputTokens, Runnable givenBack) {
+        if (this.charges != null) {
+            // in this JVM, applied at once (no array on the hot path of the memory store)
+            for (BucketSet.Charge charge : this.charges) {
+                long delta = charge.dimension().cost(inputTokens, outputTokens)
+                        - charge.dimension().cost(this.inputTokens, this.outputTokens);
+                if (delta < 0) {
+                    charge.bucket().refund(-delta);
+                }
+                else if (delta > 0) {
+                    charge.bucket().forceConsume(delta);
+                }
+            }
+            this.inputTokens = inputTokens;
+            this.outputTokens = outputTokens;
+            return;
+        }
         long[] amounts = new long[this.dimensions.length];
         boolean changed = false;
         for (int i = 0; i < amounts.length; i++) {
@@ -93,7 +119,7 @@ final class Reservation {
         }
         this.inputTokens = inputTokens;
         this.outputTokens = outputTokens;
-        if (changed) {
+        if (changed && this.settlement != null) {
             this.settlement.adjust(amounts, givenBack);
         }
     }
@@ -103,13 +129,19 @@ final class Reservation {
      * @param givenBack what to do once it has been applied in a shared store
      */
     void cancel(Runnable givenBack) {
+        if (this.charges != null) {
+            for (BucketSet.Charge charge : this.charges) {
+                charge.bucket().refund(charge.dimension().cost(this.inputTokens, this.outputTokens));
+            }
+            return;
+        }
         long[] amounts = new long[this.dimensions.length];
         boolean changed = false;
         for (int i = 0; i < amounts.length; i++) {
             amounts[i] = -this.dimensions[i].cost(this.inputTokens, this.outputTokens);
             changed |= amounts[i] != 0;
         }
-        if (changed) {
+        if (changed && this.settlement != null) {
             this.settlement.adjust(amounts, givenBack);
         }
     }

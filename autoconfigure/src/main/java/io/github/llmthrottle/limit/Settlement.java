@@ -1,7 +1,5 @@
 package io.github.llmthrottle.limit;
 
-import java.util.List;
-
 /**
  * Where the settlement of one {@link Reservation} goes: the buckets it was taken from, in
  * the store that took them (the Redis server, or the local buckets a shared store fell
@@ -20,23 +18,5 @@ interface Settlement {
      * @param givenBack what to do once a give-back has been applied in a shared store
      */
     void adjust(long[] amounts, Runnable givenBack);
-
-    /**
-     * The settlement of buckets that live in this JVM: applied at once.
-     * @param charges the buckets, in the reservation's order
-     * @return the settlement
-     */
-    static Settlement of(List<BucketSet.Charge> charges) {
-        return (amounts, givenBack) -> {
-            for (int i = 0; i < amounts.length; i++) {
-                if (amounts[i] < 0) {
-                    charges.get(i).bucket().refund(-amounts[i]);
-                }
-                else if (amounts[i] > 0) {
-                    charges.get(i).bucket().forceConsume(amounts[i]);
-                }
-            }
-        };
-    }
 
 }
