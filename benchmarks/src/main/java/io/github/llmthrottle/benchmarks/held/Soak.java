@@ -173,6 +173,19 @@ public final class Soak {
                     "spring.data.redis.port=" + redis.port(),
                     "llm.throttle.redis.key-prefix=llm-throttle-soak-" + System.nanoTime()));
         }
+        try {
+            return run(settings, samples, redis, builder, properties);
+        }
+        finally {
+            if (redis != null) {
+                // also when the run failed: the soak's own server does not outlive it
+                redis.stopIfOwned();
+            }
+        }
+    }
+
+    private static Result run(Settings settings, SampleListener samples, @Nullable RedisProcess redis,
+            LlmSimulator.Builder builder, List<String> properties) throws Exception {
         try (LlmSimulator simulator = builder.start();
                 ConfigurableApplicationContext context = start(simulator.baseUrl(), redis != null,
                         properties.toArray(String[]::new))) {
