@@ -53,6 +53,7 @@ final class RedisProcess {
     /** Stops the server if this soak started it, and leaves one it found running. */
     void stopIfOwned() throws IOException, InterruptedException {
         if (this.owned) {
+            this.owned = false;
             stop();
         }
     }

@@ -57,9 +57,10 @@ import org.springframework.web.client.RestClient;
  * requests and input tokens both allow 5 calls a second. The buckets start full, the
  * provider's and the library's alike, as an application's do: the first minute lets its
  * burst through, then the queue grows until calls reach max-wait, about two minutes in
- * (the warm-up; the figures after warm-up leave out the first fifth of the run). Every
- * other setting is the default: queue capacity 1,000, max-wait 30 s, 4 retries from 500
- * ms, the circuit opening after 5 failed attempts in a row.</li>
+ * (the warm-up; the figures after warm-up leave out its first two minutes, or the first
+ * fifth of a longer run). Every other setting is the default: queue capacity 1,000,
+ * max-wait 30 s, 4 retries from 500 ms, the circuit opening after 5 failed attempts in a
+ * row.</li>
  * <li>The load: {@code overload} × 5 calls a second (default 10), each on a thread of its
  * own (platform or virtual), whatever happened to earlier calls. At twice the limits
  * about half the calls cannot be served within max-wait and fail with
@@ -172,6 +173,19 @@ public final class Soak {
                     "spring.data.redis.port=" + redis.port(),
                     "llm.throttle.redis.key-prefix=llm-throttle-soak-" + System.nanoTime()));
         }
+        try {
+            return run(settings, samples, redis, builder, properties);
+        }
+        finally {
+            if (redis != null) {
+                // also when the run failed: the soak's own server does not outlive it
+                redis.stopIfOwned();
+            }
+        }
+    }
+
+    private static Result run(Settings settings, SampleListener samples, @Nullable RedisProcess redis,
+            LlmSimulator.Builder builder, List<String> properties) throws Exception {
         try (LlmSimulator simulator = builder.start();
                 ConfigurableApplicationContext context = start(simulator.baseUrl(), redis != null,
                         properties.toArray(String[]::new))) {
@@ -759,11 +773,21 @@ public final class Soak {
         }
 
         /**
+         * The warm-up left out of the figures after it: the minute's burst, then the
+         * queue filling to max-wait's worth of calls (two minutes), or the first fifth of
+         * a longer run, but at most half of the run.
+         */
+        private double warmUpSeconds() {
+            double offered = this.offered.toNanos() / 1e9;
+            return Math.min(offered / 2, Math.max(120, offered / 5));
+        }
+
+        /**
          * The least squares slope of a series over the samples after warm-up (the first
          * fifth of the run), per minute.
          */
         private double slopePerMinute(java.util.function.ToDoubleFunction<Sample> value) {
-            double warmUp = this.offered.toNanos() / 1e9 / 5;
+            double warmUp = warmUpSeconds();
             List<Sample> steady = this.samples.stream()
                 .filter((sample) -> sample.seconds() >= warmUp && sample.seconds() <= this.offered.toNanos() / 1e9 + 1)
                 .toList();
@@ -799,7 +823,7 @@ public final class Soak {
                     this.provider.overloaded(), this.provider.otherErrors(), this.provider.connectionResets()));
             text.append("faults scheduled: ").append(this.faults).append(System.lineSeparator());
             List<Sample> steady = this.samples.stream()
-                .filter((sample) -> sample.seconds() >= this.offered.toNanos() / 1e9 / 5
+                .filter((sample) -> sample.seconds() >= warmUpSeconds()
                         && sample.seconds() <= this.offered.toNanos() / 1e9 + 1)
                 .toList();
             if (!steady.isEmpty()) {

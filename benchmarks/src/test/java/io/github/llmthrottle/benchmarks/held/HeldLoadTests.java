@@ -36,7 +36,7 @@ class HeldLoadTests {
     @Test
     void aShortSoakWithFaultsAccountsForEveryCallAndLeavesNothingBehind() throws Exception {
         Soak.Settings settings = Soak.Settings.of(Duration.ofSeconds(3))
-            .withSampleEvery(Duration.ofSeconds(2))
+            .withSampleEvery(Duration.ofSeconds(3))
             .withFaultPeriod(Duration.ofSeconds(3));
         Soak.Result result = Soak.run(settings, (sample) -> System.out.println(sample.row()));
         System.out.println(result.report());
@@ -52,12 +52,12 @@ class HeldLoadTests {
     }
 
     /**
-     * 300 callers, a queue of 100, max-wait 2 s, every fifth caller interrupted while it
+     * 200 callers, a queue of 60, max-wait 2 s, every fifth caller interrupted while it
      * waits: every outcome type in a few seconds.
      */
     private static ConcurrentCallers.Settings small(CallerThreads threads) {
-        return ConcurrentCallers.Settings.of(300, threads)
-            .withQueueCapacity(100)
+        return ConcurrentCallers.Settings.of(200, threads)
+            .withQueueCapacity(60)
             .withMaxWait(Duration.ofSeconds(2))
             .withWarmUp(16)
             .withCancelEvery(5);
@@ -65,8 +65,8 @@ class HeldLoadTests {
 
     private static void assertAccountedFor(ConcurrentCallers.Result result) {
         assertThat(result.problems()).isEmpty();
-        assertThat(result.started()).isEqualTo(300);
-        assertThat(result.ended()).isEqualTo(300);
+        assertThat(result.started()).isEqualTo(200);
+        assertThat(result.ended()).isEqualTo(200);
         assertThat(result.untyped()).as("calls that failed untyped").isZero();
         assertThat(result.outcomes()).containsKey(Outcomes.SUCCEEDED);
         assertThat(result.outcomes().keySet()).as("outcomes")
