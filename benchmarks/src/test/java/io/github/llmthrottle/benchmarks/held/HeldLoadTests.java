@@ -7,13 +7,15 @@ import io.github.llmthrottle.QueueFullException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The held-load runs of the report in a few seconds and small counts: not figures, but
  * the invariants every run must keep (every call ends, with its body or a typed
  * exception, and nothing is left behind: no permit held, no queue place taken, no request
- * open at the provider).
+ * open at the provider). The build runs on Java 17, so the virtual-thread case (Java 21+)
+ * is not a test here but the documented run of
+ * {@code ConcurrentCallers --threads virtual} on the JDK 25 beside it (REPORT.md §5.1): a
+ * test that could only be skipped on the build's own JDK would prove nothing.
  */
 class HeldLoadTests {
 
@@ -22,15 +24,6 @@ class HeldLoadTests {
         ConcurrentCallers.Result result = ConcurrentCallers.run(small(CallerThreads.PLATFORM));
         System.out.println(result.report());
         assertAccountedFor(result);
-    }
-
-    @Test
-    void concurrentCallersOnVirtualThreadsAllEndTypedAndLeaveNothingBehind() throws Exception {
-        assumeTrue(CallerThreads.virtualAvailable(), "virtual threads need Java 21 or later");
-        ConcurrentCallers.Result result = ConcurrentCallers.run(small(CallerThreads.VIRTUAL));
-        System.out.println(result.report());
-        assertAccountedFor(result);
-        assertThat(result.pinned().atLeast20ms()).as("virtual threads pinned for 20 ms or more").isZero();
     }
 
     @Test
