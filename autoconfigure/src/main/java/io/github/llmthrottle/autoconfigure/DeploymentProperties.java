@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * One deployment of a model: where it is served and its limits. Unset limits inherit the
  * model's.
  */
-public class DeploymentProperties extends LlmThrottleProperties.Limits {
+public class DeploymentProperties extends ModelLimitsProperties {
 
     /**
      * Base URL of the deployment; the path of each request below the client's base URL is

@@ -1,12 +1,9 @@
 package io.github.llmthrottle.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-import io.github.llmthrottle.provider.ProviderDialect;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -28,7 +25,7 @@ public class LlmThrottleProperties {
     /**
      * Clients by name (free text); each registers a RestClient bean named NAMERestClient.
      */
-    private Map<String, Client> clients = new LinkedHashMap<>();
+    private Map<String, ClientProperties> clients = new LinkedHashMap<>();
 
     /**
      * Retry defaults for every client.
@@ -78,11 +75,11 @@ public class LlmThrottleProperties {
         this.enabled = enabled;
     }
 
-    public Map<String, Client> getClients() {
+    public Map<String, ClientProperties> getClients() {
         return this.clients;
     }
 
-    public void setClients(Map<String, Client> clients) {
+    public void setClients(Map<String, ClientProperties> clients) {
         this.clients = clients;
     }
 
@@ -116,221 +113,6 @@ public class LlmThrottleProperties {
 
     public void setStore(Store store) {
         this.store = store;
-    }
-
-    /**
-     * One configured client: a provider endpoint with its credentials, per-model limits,
-     * and token quotas of the client as a whole.
-     */
-    public static class Client extends TokenQuotaProperties {
-
-        /**
-         * Wire dialect of the provider: anthropic, openai (OpenAI-compatible) or generic.
-         */
-        private ProviderDialect provider = ProviderDialect.GENERIC;
-
-        /**
-         * Base URL of the provider's API, for example https://api.anthropic.com.
-         */
-        private @Nullable String baseUrl;
-
-        /**
-         * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai,
-         * generic). Never logged or exposed.
-         */
-        private @Nullable String apiKey;
-
-        /**
-         * Connect timeout of the client's HTTP requests.
-         */
-        private Duration connectTimeout = Duration.ofSeconds(10);
-
-        /**
-         * Read timeout of the client's HTTP requests; long generations need minutes.
-         */
-        private Duration readTimeout = Duration.ofMinutes(10);
-
-        /**
-         * Headers sent with every request; anthropic clients send anthropic-version:
-         * 2023-06-01 unless set here.
-         */
-        private Map<String, String> defaultHeaders = new LinkedHashMap<>();
-
-        /**
-         * Model used when a request or an annotation names none.
-         */
-        private @Nullable String defaultModel;
-
-        /**
-         * Limits of models that are not listed under models.
-         */
-        private final Limits defaultLimits = new Limits();
-
-        /**
-         * Limits and fallback chain per model name.
-         */
-        private Map<String, Model> models = new LinkedHashMap<>();
-
-        /**
-         * Per-client overrides of llm.throttle.retry; unset values inherit.
-         */
-        @NestedConfigurationProperty
-        private final RetryOverrideProperties retry = new RetryOverrideProperties();
-
-        public ProviderDialect getProvider() {
-            return this.provider;
-        }
-
-        public void setProvider(ProviderDialect provider) {
-            this.provider = provider;
-        }
-
-        public @Nullable String getBaseUrl() {
-            return this.baseUrl;
-        }
-
-        public void setBaseUrl(@Nullable String baseUrl) {
-            this.baseUrl = baseUrl;
-        }
-
-        public @Nullable String getApiKey() {
-            return this.apiKey;
-        }
-
-        public void setApiKey(@Nullable String apiKey) {
-            this.apiKey = apiKey;
-        }
-
-        public Duration getConnectTimeout() {
-            return this.connectTimeout;
-        }
-
-        public void setConnectTimeout(Duration connectTimeout) {
-            this.connectTimeout = connectTimeout;
-        }
-
-        public Duration getReadTimeout() {
-            return this.readTimeout;
-        }
-
-        public void setReadTimeout(Duration readTimeout) {
-            this.readTimeout = readTimeout;
-        }
-
-        public Map<String, String> getDefaultHeaders() {
-            return this.defaultHeaders;
-        }
-
-        public void setDefaultHeaders(Map<String, String> defaultHeaders) {
-            this.defaultHeaders = defaultHeaders;
-        }
-
-        public @Nullable String getDefaultModel() {
-            return this.defaultModel;
-        }
-
-        public void setDefaultModel(@Nullable String defaultModel) {
-            this.defaultModel = defaultModel;
-        }
-
-        public Limits getDefaultLimits() {
-            return this.defaultLimits;
-        }
-
-        public Map<String, Model> getModels() {
-            return this.models;
-        }
-
-        public void setModels(Map<String, Model> models) {
-            this.models = models;
-        }
-
-        public RetryOverrideProperties getRetry() {
-            return this.retry;
-        }
-
-        @Override
-        public String toString() {
-            return "Client[provider=" + this.provider + ", baseUrl=" + this.baseUrl + ", apiKey="
-                    + ((this.apiKey != null) ? "******" : null) + ", defaultModel=" + this.defaultModel + ", models="
-                    + this.models.keySet() + "]";
-        }
-
-    }
-
-    /**
-     * Per-minute limits of a model (or of models without their own entry), and its
-     * concurrency ceiling. Unset means no local limit for that dimension.
-     */
-    public static class Limits extends RateLimits {
-
-        /**
-         * Ceiling of the model's adaptive concurrency limit (instead of
-         * llm.throttle.concurrency.max); calls beyond the limit wait in the priority
-         * queue.
-         */
-        private @Nullable Integer maxConcurrency;
-
-        public @Nullable Integer getMaxConcurrency() {
-            return this.maxConcurrency;
-        }
-
-        public void setMaxConcurrency(@Nullable Integer maxConcurrency) {
-            this.maxConcurrency = maxConcurrency;
-        }
-
-    }
-
-    /**
-     * A model's limits, fallback chain, context window and deployments.
-     */
-    public static class Model extends Limits {
-
-        /**
-         * Models to route to, in order, when this one cannot take a call: a model
-         * configured under the same client, or CLIENT:MODEL for a model of another client
-         * (another provider), e.g. openai:gpt-4o-mini.
-         */
-        private List<String> fallback = new ArrayList<>();
-
-        /**
-         * Context window of the model in tokens: a request whose estimated input plus
-         * max_tokens exceeds it is not sent (@Throttled routes it to the next model whose
-         * window fits). Unset means no check.
-         */
-        private @Nullable Long contextWindow;
-
-        /**
-         * Deployments serving the model, by name: other base URLs and/or API keys (other
-         * organisations, regions, Azure resources), each with its own limits and circuit;
-         * a call goes to the deployment that admits it soonest.
-         */
-        private Map<String, DeploymentProperties> deployments = new LinkedHashMap<>();
-
-        public Map<String, DeploymentProperties> getDeployments() {
-            return this.deployments;
-        }
-
-        public void setDeployments(Map<String, DeploymentProperties> deployments) {
-            this.deployments = deployments;
-        }
-
-        public List<String> getFallback() {
-            return this.fallback;
-        }
-
-        public void setFallback(List<String> fallback) {
-            this.fallback = fallback;
-        }
-
-        public @Nullable Long getContextWindow() {
-            return this.contextWindow;
-        }
-
-        public void setContextWindow(@Nullable Long contextWindow) {
-            this.contextWindow = contextWindow;
-        }
-
     }
 
     /**

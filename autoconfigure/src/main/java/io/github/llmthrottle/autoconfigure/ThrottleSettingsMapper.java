@@ -13,9 +13,6 @@ import java.util.function.Predicate;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Circuit;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Limits;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Queue;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RateLimits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Tenants;
@@ -106,7 +103,7 @@ final class ThrottleSettingsMapper {
                 nonNegativeDuration("redis.retry-interval").adapt(properties.getRetryInterval()));
     }
 
-    private static Map<String, ClientSettings> clients(Map<String, Client> clients, RetrySettings retry) {
+    private static Map<String, ClientSettings> clients(Map<String, ClientProperties> clients, RetrySettings retry) {
         Map<String, ClientSettings> settings = new LinkedHashMap<>();
         clients.forEach((name, client) -> settings.put(name, client(name, client, retry)));
         fallbacks(settings);
@@ -143,7 +140,7 @@ final class ThrottleSettingsMapper {
         }));
     }
 
-    private static ClientSettings client(String name, Client client, RetrySettings retry) {
+    private static ClientSettings client(String name, ClientProperties client, RetrySettings retry) {
         PropertyMapper map = PropertyMapper.get();
         String prefix = "clients." + name + ".";
         ProviderDialect dialect = client.getProvider();
@@ -182,7 +179,7 @@ final class ThrottleSettingsMapper {
     }
 
     private static Map<String, ModelSettings> models(String prefix, ProviderDialect dialect,
-            Map<String, Model> models) {
+            Map<String, ModelProperties> models) {
         Map<String, ModelSettings> settings = new LinkedHashMap<>();
         models.forEach((model, properties) -> {
             String modelPrefix = prefix + "models." + model + ".";
@@ -239,7 +236,7 @@ final class ThrottleSettingsMapper {
             .adapt(value) : null;
     }
 
-    private static ModelLimits limits(String prefix, Limits limits) {
+    private static ModelLimits limits(String prefix, ModelLimitsProperties limits) {
         return new ModelLimits(limit(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
                 limit(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
                 limit(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()),

@@ -47,8 +47,8 @@ final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistr
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         Assert.state(this.environment != null && this.beanFactory != null, "Environment and BeanFactory are required");
         BeanFactory beanFactory = this.beanFactory;
-        Map<String, LlmThrottleProperties.Client> clients = Binder.get(this.environment)
-            .bind("llm.throttle.clients", Bindable.mapOf(String.class, LlmThrottleProperties.Client.class))
+        Map<String, ClientProperties> clients = Binder.get(this.environment)
+            .bind("llm.throttle.clients", Bindable.mapOf(String.class, ClientProperties.class))
             .orElse(Map.of());
         for (String name : clients.keySet()) {
             String beanName = name + BEAN_NAME_SUFFIX;

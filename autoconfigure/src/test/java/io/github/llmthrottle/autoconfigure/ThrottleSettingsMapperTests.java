@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Client;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Model;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
@@ -59,9 +57,9 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void tokenQuotasOfModelsClientsAndTenantsAreMappedAndChecked() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.setTokensPerMonth(1_000_000L);
-        Model opus = new Model();
+        ModelProperties opus = new ModelProperties();
         opus.setTokensPerDay(10_000L);
         client.getModels().put("opus", opus);
         client.getDefaultLimits().setTokensPerDay(500L);
@@ -85,14 +83,14 @@ class ThrottleSettingsMapperTests {
         assertThat(client("a", ProviderDialect.OPENAI).baseUrl()).hasToString("https://api.openai.com/v1");
         assertThat(client("a", ProviderDialect.ANTHROPIC).defaultHeaders())
             .containsExactly(Map.entry("anthropic-version", "2023-06-01"));
-        Client client = addClient("b", ProviderDialect.GENERIC);
+        ClientProperties client = addClient("b", ProviderDialect.GENERIC);
         client.setBaseUrl(" https://llm.example.com/v1 ");
         assertThat(map().clients().get("b").baseUrl()).isEqualTo(URI.create("https://llm.example.com/v1"));
     }
 
     @Test
     void configuredHeadersReplaceTheDialectsWhateverTheirCase() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.setDefaultHeaders(Map.of("Anthropic-Version", "2025-01-01", "x-team", "search"));
         assertThat(map().clients().get("a").defaultHeaders()).containsOnly(Map.entry("Anthropic-Version", "2025-01-01"),
                 Map.entry("x-team", "search"));
@@ -100,7 +98,7 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void blankApiKeyMeansNone() {
-        Client client = addClient("a", ProviderDialect.OPENAI);
+        ClientProperties client = addClient("a", ProviderDialect.OPENAI);
         client.setApiKey("  ");
         assertThat(map().clients().get("a").apiKey()).isNull();
         client.setApiKey("sk-1");
@@ -109,7 +107,7 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void clientTimeoutsAndDefaultModelAreMappedAndChecked() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.setConnectTimeout(Duration.ofSeconds(2));
         client.setReadTimeout(Duration.ofSeconds(90));
         client.setDefaultModel("sonnet");
@@ -126,7 +124,7 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void baseUrlMustBeAnAbsoluteHttpUrlAndIsRequiredWithoutADialectDefault() {
-        Client client = addClient("a", ProviderDialect.GENERIC);
+        ClientProperties client = addClient("a", ProviderDialect.GENERIC);
         assertInvalid(this::map, "llm.throttle.clients.a.base-url", "is required for a generic provider");
         client.setBaseUrl("ftp://example.com");
         assertInvalid(this::map, "llm.throttle.clients.a.base-url", "is not an http or https URL");
@@ -136,9 +134,9 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void modelLimitsAndDefaultLimitsAreMappedAndMustBePositive() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.getDefaultLimits().setRequestsPerMinute(50L);
-        Model opus = new Model();
+        ModelProperties opus = new ModelProperties();
         opus.setInputTokensPerMinute(30_000L);
         opus.setMaxConcurrency(4);
         client.setModels(Map.of("opus", opus));
@@ -154,10 +152,10 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void fallbackMustNameAnotherConfiguredModel() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
-        Model opus = new Model();
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
         opus.setFallback(List.of("sonnet"));
-        client.setModels(Map.of("opus", opus, "sonnet", new Model()));
+        client.setModels(Map.of("opus", opus, "sonnet", new ModelProperties()));
         assertThat(map().clients().get("a").fallbackOf("opus")).containsExactly("sonnet");
         opus.setFallback(List.of("sonnet", "haiku"));
         assertInvalid(this::map, "llm.throttle.clients.a.models.opus.fallback[1]", "not configured");
@@ -167,11 +165,11 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void fallbackMayNameAModelOfAnotherClientAsClientColonModel() {
-        Client anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
-        Model opus = new Model();
-        anthropic.setModels(Map.of("opus", opus, "llama3:8b", new Model()));
-        Client openai = addClient("openai", ProviderDialect.OPENAI);
-        openai.setModels(Map.of("gpt-4o-mini", new Model(), "meta-llama/llama-3:70b", new Model()));
+        ClientProperties anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        anthropic.setModels(Map.of("opus", opus, "llama3:8b", new ModelProperties()));
+        ClientProperties openai = addClient("openai", ProviderDialect.OPENAI);
+        openai.setModels(Map.of("gpt-4o-mini", new ModelProperties(), "meta-llama/llama-3:70b", new ModelProperties()));
         opus.setFallback(List.of("llama3:8b", "openai:gpt-4o-mini", "openai:meta-llama/llama-3:70b"));
         assertThat(map().clients().get("anthropic").fallbackOf("opus")).containsExactly("llama3:8b",
                 "openai:gpt-4o-mini", "openai:meta-llama/llama-3:70b");
@@ -191,11 +189,11 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void aFallbackThatCouldNameTwoModelsIsAmbiguousUntilQualified() {
-        Client anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
-        Model opus = new Model();
-        anthropic.setModels(Map.of("opus", opus, "openai:gpt-4o-mini", new Model()));
-        Client openai = addClient("openai", ProviderDialect.OPENAI);
-        openai.setModels(Map.of("gpt-4o-mini", new Model()));
+        ClientProperties anthropic = addClient("anthropic", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        anthropic.setModels(Map.of("opus", opus, "openai:gpt-4o-mini", new ModelProperties()));
+        ClientProperties openai = addClient("openai", ProviderDialect.OPENAI);
+        openai.setModels(Map.of("gpt-4o-mini", new ModelProperties()));
         opus.setFallback(List.of("openai:gpt-4o-mini"));
         assertInvalid(this::map, "llm.throttle.clients.anthropic.models.opus.fallback[0]", "is ambiguous");
         opus.setFallback(List.of("anthropic:openai:gpt-4o-mini"));
@@ -204,9 +202,9 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void contextWindowIsMappedAndMustBePositive() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
-        Model opus = new Model();
-        client.setModels(Map.of("opus", opus, "sonnet", new Model()));
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        client.setModels(Map.of("opus", opus, "sonnet", new ModelProperties()));
         opus.setContextWindow(200_000L);
         assertThat(map().clients().get("a").contextWindowOf("opus")).isEqualTo(200_000L);
         assertThat(map().clients().get("a").contextWindowOf("sonnet")).isNull();
@@ -219,9 +217,9 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void deploymentsAreMappedWithTheModelsLimitsForWhatTheyLeaveUnset() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.setApiKey("client-key");
-        Model sonnet = new Model();
+        ModelProperties sonnet = new ModelProperties();
         sonnet.setRequestsPerMinute(100L);
         sonnet.setInputTokensPerMinute(50_000L);
         DeploymentProperties east = new DeploymentProperties();
@@ -256,10 +254,10 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void aDeploymentMayNotShareItsQualifiedNameWithAModel() {
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
-        Model sonnet = new Model();
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties sonnet = new ModelProperties();
         sonnet.setDeployments(Map.of("east", new DeploymentProperties()));
-        client.setModels(Map.of("sonnet", sonnet, "sonnet@east", new Model()));
+        client.setModels(Map.of("sonnet", sonnet, "sonnet@east", new ModelProperties()));
         assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments",
                 "is also the name of a configured model");
     }
@@ -268,7 +266,7 @@ class ThrottleSettingsMapperTests {
     void clientRetryOverridesInheritTheSharedRetrySettings() {
         this.properties.getRetry().setMaxRetries(2);
         this.properties.getRetry().setJitter(Jitter.EQUAL);
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.getRetry().setDelay(Duration.ofSeconds(40));
         client.getRetry().setMaxDelay(Duration.ofSeconds(60));
         client.getRetry().setRespectRetryAfter(false);
@@ -281,7 +279,7 @@ class ThrottleSettingsMapperTests {
         this.properties.getRetry().setMaxRetryAfter(Duration.ofSeconds(-1));
         assertInvalid(this::map, "llm.throttle.retry.max-retry-after", "must not be negative");
         this.properties.getRetry().setMaxRetryAfter(Duration.ofSeconds(60));
-        Client client = addClient("a", ProviderDialect.ANTHROPIC);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.getRetry().setMultiplier(Double.NaN);
         assertInvalid(this::map, "llm.throttle.clients.a.retry.multiplier", "must be at least 1.0");
         client.getRetry().setMultiplier(null);
@@ -357,8 +355,8 @@ class ThrottleSettingsMapperTests {
         return ThrottleSettingsMapper.map(this.properties);
     }
 
-    private Client addClient(String name, ProviderDialect dialect) {
-        Client client = new Client();
+    private ClientProperties addClient(String name, ProviderDialect dialect) {
+        ClientProperties client = new ClientProperties();
         client.setProvider(dialect);
         this.properties.getClients().put(name, client);
         return client;

@@ -1,0 +1,60 @@
+package io.github.llmthrottle.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A model's limits, fallback chain, context window and deployments.
+ */
+public class ModelProperties extends ModelLimitsProperties {
+
+    /**
+     * Models to route to, in order, when this one cannot take a call: a model configured
+     * under the same client, or CLIENT:MODEL for a model of another client (another
+     * provider), e.g. openai:gpt-4o-mini.
+     */
+    private List<String> fallback = new ArrayList<>();
+
+    /**
+     * Context window of the model in tokens: a request whose estimated input plus
+     * max_tokens exceeds it is not sent (@Throttled routes it to the next model whose
+     * window fits). Unset means no check.
+     */
+    private @Nullable Long contextWindow;
+
+    /**
+     * Deployments serving the model, by name: other base URLs and/or API keys (other
+     * organisations, regions, Azure resources), each with its own limits and circuit; a
+     * call goes to the deployment that admits it soonest.
+     */
+    private Map<String, DeploymentProperties> deployments = new LinkedHashMap<>();
+
+    public Map<String, DeploymentProperties> getDeployments() {
+        return this.deployments;
+    }
+
+    public void setDeployments(Map<String, DeploymentProperties> deployments) {
+        this.deployments = deployments;
+    }
+
+    public List<String> getFallback() {
+        return this.fallback;
+    }
+
+    public void setFallback(List<String> fallback) {
+        this.fallback = fallback;
+    }
+
+    public @Nullable Long getContextWindow() {
+        return this.contextWindow;
+    }
+
+    public void setContextWindow(@Nullable Long contextWindow) {
+        this.contextWindow = contextWindow;
+    }
+
+}
