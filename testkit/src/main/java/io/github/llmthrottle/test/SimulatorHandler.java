@@ -27,9 +27,9 @@ final class SimulatorHandler implements HttpHandler {
 
     private static final String LEAVE = SimulatorHandler.class.getName() + ".leave";
 
-    private final LlmSimulator simulator;
+    private final SimulatorState simulator;
 
-    SimulatorHandler(LlmSimulator simulator) {
+    SimulatorHandler(SimulatorState simulator) {
         this.simulator = simulator;
     }
 
@@ -181,7 +181,7 @@ final class SimulatorHandler implements HttpHandler {
         if (fault == null || fault.isOk()) {
             Fault override = this.simulator.activeOutage(model);
             if (override == null) {
-                LlmSimulator.ConcurrencyLimit cap = this.simulator.exceededConcurrency(model, global, forModel);
+                SimulatorFaults.ConcurrencyLimit cap = this.simulator.exceededConcurrency(model, global, forModel);
                 if (cap != null) {
                     sendError(exchange, request, requestId, dialect.concurrencyExceeded(cap.status(), cap.max()), null,
                             (fault != null) ? fault : Fault.ok());
