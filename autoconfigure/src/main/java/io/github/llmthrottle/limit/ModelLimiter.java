@@ -111,29 +111,13 @@ public final class ModelLimiter implements Admission {
 
     private final WaitEstimate estimate;
 
+    private final LimiterReadings readings;
+
     /**
      * Run once tokens given back to a shared store were applied: the calls its last
      * answer held back ask again.
      */
     final Runnable gaveBack;
-
-    /**
-     * Creates the admission control of one client and model.
-     * @param client the client name
-     * @param model the model name
-     * @param limits the configured limits
-     * @param queueCapacity most calls waiting at once, all priorities together
-     * @param defaultMaxWait longest wait of a request that does not say
-     * @param tenantLimits the limits of a tenant, {@code null} for none
-     * @param store where the buckets live
-     * @param timeSource time of the queue and how waiting calls wait (the store's buckets
-     * should use the same)
-     */
-    public ModelLimiter(String client, String model, ModelLimits limits, int queueCapacity, Duration defaultMaxWait,
-            Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource) {
-        this(client, model, limits, queueCapacity, defaultMaxWait, tenantLimits, store, timeSource,
-                LimiterOptions.WITHOUT_SLOW_START);
-    }
 
     /**
      * Creates the admission control of one client and model with the given concurrency
@@ -165,15 +149,16 @@ public final class ModelLimiter implements Admission {
         this.timeSource = timeSource;
         this.buckets = new BucketSet(store, BucketKeys.model(client, model));
         this.queue = new AdmissionQueue(queueCapacity);
-        AdmissionQueue queue = this.queue;
         this.tenantBuckets = new TenantBuckets(store, BucketKeys.model(client, model), tenantLimits,
-                MAX_TRACKED_TENANTS, queue::holds);
+                MAX_TRACKED_TENANTS, this.queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);
         this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency(), options.concurrency());
         this.slowStart = new SlowStart(options.slowStart());
         this.gate = new AdmissionGate(this, this.buckets, this.calibration, this.pause, this.concurrency,
                 this.slowStart, (store instanceof SharedBucketStore shared) ? shared : null);
         this.estimate = new WaitEstimate(this.buckets, this.queue, this.pause);
+        this.readings = new LimiterReadings(this, this.lock, this.buckets, this.tenantBuckets, this.calibration,
+                this.pause, this.concurrency, this.queue, this.gate, this.estimate);
         this.gaveBack = () -> update((now) -> this.gate.bucketsChanged());
     }
 
@@ -436,51 +421,21 @@ public final class ModelLimiter implements Admission {
      * @return the state now
      */
     public LimiterState state() {
-        this.lock.lock();
-        try {
-            long now = now();
-            LimiterState.Available available = new LimiterState.Available(available(Dimension.REQUESTS),
-                    available(Dimension.INPUT_TOKENS), available(Dimension.OUTPUT_TOKENS), available(Dimension.TOKENS));
-            Instant paused = this.pause.holds(now)
-                    ? this.timeSource.instant().plusNanos(Nanos.saturatedSubtract(this.pause.end(), now)) : null;
-            return new LimiterState(this.client, this.model, this.calibration.configured(),
-                    this.calibration.effectiveLimits(), this.calibration.effectiveLimit(Dimension.TOKENS), available,
-                    this.calibration.lastSnapshot(), paused, this.concurrency.inFlight(), this.concurrency.limit(),
-                    this.queue.queued());
-        }
-        finally {
-            this.lock.unlock();
-        }
+        return this.readings.state();
     }
 
     /**
      * Estimates how long {@code request} would wait for admission if it were enqueued
-     * now, without enqueuing it: for routing a call to a fallback model before it waits.
-     * Counts the pause, the spread-out release after it, the model's and tenant's buckets
-     * and the demand of the calls queued ahead of it; not the wait for a concurrency
-     * slot, which nothing predicts (see {@link WaitEstimate}).
+     * now, without enqueuing it (see {@link LimiterReadings#estimatedWait}).
      * @param request the request
      * @return the estimated wait, or {@code null} if the request can never be admitted
-     * (it needs more than a whole bucket)
      */
     public @Nullable Duration estimatedWait(AdmissionRequest request) {
-        this.lock.lock();
-        try {
-            BucketSet tenant = this.tenantBuckets.of(request.tenant());
-            if (this.gate.oversize(request, tenant) != null) {
-                return null;
-            }
-            long wait = this.estimate.nanos(request, tenant, now(), true);
-            return (wait == Long.MAX_VALUE) ? null : Duration.ofNanos(wait);
-        }
-        finally {
-            this.lock.unlock();
-        }
+        return this.readings.estimatedWait(request);
     }
 
-    private @Nullable Long available(Dimension dimension) {
-        TokenBucket bucket = this.buckets.get(dimension);
-        return (bucket != null) ? bucket.availableTokens() : null;
+    TimeSource timeSource() {
+        return this.timeSource;
     }
 
     long now() {

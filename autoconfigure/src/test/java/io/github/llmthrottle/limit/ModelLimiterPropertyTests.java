@@ -55,7 +55,8 @@ class ModelLimiterPropertyTests {
         FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
         LocalBucketStore store = new LocalBucketStore(clock);
         ModelLimiter limiter = new ModelLimiter("c", "m", LIMITS, 4, Duration.ofSeconds(30),
-                (tenant) -> "t1".equals(tenant) ? TENANT : null, store, clock.pollingWaits());
+                (tenant) -> "t1".equals(tenant) ? TENANT : null, store, clock.pollingWaits(),
+                LimiterOptions.WITHOUT_SLOW_START);
         List<AsyncAcquire> acquires = new ArrayList<>();
         for (Op op : operations) {
             if (op instanceof Acquire acquire) {

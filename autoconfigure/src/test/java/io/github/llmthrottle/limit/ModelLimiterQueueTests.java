@@ -44,7 +44,7 @@ class ModelLimiterQueueTests {
 
     private ModelLimiter limiter(ModelLimits limits) {
         return new ModelLimiter("anthropic", "opus", limits, this.capacity, Duration.ofMinutes(10), this.tenants,
-                this.store, this.clock.pollingWaits());
+                this.store, this.clock.pollingWaits(), LimiterOptions.WITHOUT_SLOW_START);
     }
 
     private AsyncAcquire enqueue(ModelLimiter limiter, Priority priority, @Nullable String tenant, long input) {

@@ -117,7 +117,7 @@ class ModelLimiterRedisTests {
         RedisBucketStore store = store(TestRedis.port(), RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(2));
         ModelLimiter limiter = new ModelLimiter("anthropic", "opus", new ModelLimits(100L, 1_000L, null, null), 100,
                 Duration.ZERO, (tenant) -> "acme".equals(tenant) ? new TenantLimits(null, 300L, null) : null, store,
-                this.clock);
+                this.clock, LimiterOptions.WITHOUT_SLOW_START);
         limiter.acquire(request("acme", 250, 0)).release(Permit.Outcome.SUCCESS);
         // the tenant's bucket holds 50: neither the model's nor the tenant's is touched
         assertThatExceptionOfType(io.github.llmthrottle.TenantQuotaExceededException.class)
@@ -185,7 +185,8 @@ class ModelLimiterRedisTests {
             RedisBucketStore.OnFailure onFailure) throws Exception {
         RedisBucketStore store = store(TestRedis.port(), onFailure, Duration.ofSeconds(2));
         ModelLimiter limiter = new ModelLimiter("anthropic", "opus", new ModelLimits(1L, null, null, null), 10,
-                Duration.ofMinutes(5), (tenant) -> null, store, this.clock.pollingWaits());
+                Duration.ofMinutes(5), (tenant) -> null, store, this.clock.pollingWaits(),
+                LimiterOptions.WITHOUT_SLOW_START);
         Permit first = limiter.acquire(request(null, 0, 0));
         AsyncAcquire second = enqueue(limiter, waiting());
         AsyncAcquire third = enqueue(limiter, waiting());
@@ -212,7 +213,8 @@ class ModelLimiterRedisTests {
         TcpForwarder forwarder = forwarder();
         RedisBucketStore store = store(forwarder.port(), RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(5));
         ModelLimiter limiter = new ModelLimiter("anthropic", "opus", new ModelLimits(2L, null, null, null), 10,
-                Duration.ofMinutes(5), (tenant) -> null, store, this.clock.pollingWaits());
+                Duration.ofMinutes(5), (tenant) -> null, store, this.clock.pollingWaits(),
+                LimiterOptions.WITHOUT_SLOW_START);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         forwarder.hold();
         AsyncAcquire interrupted = AsyncAcquire.start(limiter, waiting());
@@ -310,7 +312,7 @@ class ModelLimiterRedisTests {
 
     private ModelLimiter limiter(BucketStore store, ModelLimits limits, @Nullable TenantLimits tenantLimits) {
         ModelLimiter limiter = new ModelLimiter("anthropic", "opus", limits, 100, Duration.ZERO,
-                (tenant) -> tenantLimits, store, this.clock);
+                (tenant) -> tenantLimits, store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
         this.watched.add((ReentrantLock) ReflectionTestUtils.getField(limiter, "lock"));
         return limiter;
     }

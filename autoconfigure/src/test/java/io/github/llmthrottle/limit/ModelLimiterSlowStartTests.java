@@ -127,7 +127,8 @@ class ModelLimiterSlowStartTests {
     @Test
     void withoutSlowStartCallsGoAsTheBucketsAllow() throws Exception {
         ModelLimiter limiter = new ModelLimiter("anthropic", "opus", new ModelLimits(null, 60_000L, null, null), 10,
-                Duration.ofSeconds(30), (tenant) -> null, this.store, this.clock.advancingWaits());
+                Duration.ofSeconds(30), (tenant) -> null, this.store, this.clock.advancingWaits(),
+                LimiterOptions.WITHOUT_SLOW_START);
         limiter.acquire(request(100, Duration.ofSeconds(1)));
         limiter.acquire(request(100, Duration.ofSeconds(1)));
         assertThat(limiter.state().inFlight()).isEqualTo(2);

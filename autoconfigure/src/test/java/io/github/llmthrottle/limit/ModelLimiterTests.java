@@ -33,7 +33,7 @@ class ModelLimiterTests {
 
     private ModelLimiter limiter(ModelLimits limits) {
         return new ModelLimiter("anthropic", "opus", limits, this.capacity, Duration.ofSeconds(30), this.tenants,
-                this.store, this.clock.advancingWaits());
+                this.store, this.clock.advancingWaits(), LimiterOptions.WITHOUT_SLOW_START);
     }
 
     static AdmissionRequest request(long in, long out) {
