@@ -14,23 +14,19 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
-import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.benchmarks.ThrottleApplication;
 import io.github.llmthrottle.benchmarks.memory.Heap;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
-import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
 
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -132,7 +128,7 @@ public final class ConcurrentCallers {
             String body = MessagesBodies.singleTurn(MODEL, 16, "Say hello in one short sentence, please.");
             // the path warmed up as in a running application (classes loaded, compiled),
             // then the rest of the minute's burst is taken
-            warmUp(client, body, settings.warmUp());
+            HeldCalls.warmUp(client, body, settings.warmUp());
 
             Outcomes outcomes = new Outcomes();
             int callers = settings.callers();
@@ -157,7 +153,7 @@ public final class ConcurrentCallers {
                     }
                     outcomes.start();
                     try {
-                        post(client, body);
+                        HeldCalls.post(client, body);
                         outcomes.succeeded();
                     }
                     catch (Throwable ex) {
@@ -190,7 +186,7 @@ public final class ConcurrentCallers {
             // measured, so that the calls waiting stay the same while it is; the pause
             // ends before max-wait, or arriving calls would fail at once
             Duration hold = settings.maxWait().minusSeconds(1);
-            int drained = drain(limiter);
+            int drained = HeldCalls.drain(limiter);
             limiter.pause(hold);
             simulator.resetStats();
             long released = System.nanoTime();
@@ -251,7 +247,7 @@ public final class ConcurrentCallers {
                 thread.join(TimeUnit.SECONDS.toMillis(5));
             }
             // the last permit is released just after its caller has its answer
-            LimiterState end = awaitIdle(limiter);
+            LimiterState end = HeldCalls.awaitIdle(limiter);
             ModelTotals.Snapshot totals = context.getBean(LlmThrottleRegistry.class)
                 .getClient("anthropic")
                 .model(MODEL)
@@ -261,91 +257,9 @@ public final class ConcurrentCallers {
             return new Result(settings, drained, outcomes.started(), outcomes.byOutcome(), outcomes.untyped(),
                     cancelled, queuedBeforeCancel - queuedAfterCancel, placesBack, outcomes.interruptLost(), !allEnded,
                     Duration.ofNanos(arrived), held, Duration.ofNanos(wall), heapBefore, heapParked, heapWaiting,
-                    waiting, peakHeap, pinned, inFlight(limiters), queued(limiters), simulator.inFlight(), end, totals,
-                    simulator.stats(MODEL).attempts());
+                    waiting, peakHeap, pinned, HeldCalls.inFlight(limiters), HeldCalls.queued(limiters),
+                    simulator.inFlight(), end, totals, simulator.stats(MODEL).attempts());
         }
-    }
-
-    private static void warmUp(RestClient client, String body, int calls) throws InterruptedException {
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            Thread thread = new Thread(() -> {
-                for (int i = 0; i < calls / 8; i++) {
-                    post(client, body);
-                }
-            });
-            thread.start();
-            threads.add(thread);
-        }
-        for (Thread thread : threads) {
-            thread.join();
-        }
-    }
-
-    /**
-     * Takes what the model's request bucket holds now (the minute's burst), so that the
-     * run sees the steady rate from its first second.
-     * @return the requests taken
-     */
-    private static int drain(ModelLimiter limiter) throws InterruptedException {
-        int taken = 0;
-        while (true) {
-            Permit permit;
-            try {
-                permit = limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 0, 0, Duration.ZERO));
-            }
-            catch (AdmissionTimeoutException ex) {
-                return taken;
-            }
-            permit.release(Permit.Outcome.IGNORED);
-            taken++;
-        }
-    }
-
-    private static LimiterState awaitIdle(ModelLimiter limiter) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        LimiterState state = limiter.state();
-        while ((state.inFlight() != 0 || state.queued().total() != 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            state = limiter.state();
-        }
-        return state;
-    }
-
-    static int inFlight(LimiterRegistry limiters) {
-        return limiters.states()
-            .values()
-            .stream()
-            .flatMap((models) -> models.values().stream())
-            .mapToInt(LimiterState::inFlight)
-            .sum();
-    }
-
-    static int queued(LimiterRegistry limiters) {
-        return limiters.states()
-            .values()
-            .stream()
-            .flatMap((models) -> models.values().stream())
-            .mapToInt((state) -> state.queued().total())
-            .sum();
-    }
-
-    static void post(RestClient client, String body) {
-        client.post()
-            .uri("/v1/messages")
-            .contentType(MediaType.APPLICATION_JSON)
-            .body(body)
-            .retrieve()
-            .body(String.class);
-    }
-
-    static String mb(long bytes) {
-        return String.format(Locale.ROOT, "%,.1f MB", bytes / 1024.0 / 1024);
-    }
-
-    static String bytes(double bytes) {
-        return (Math.abs(bytes) < 10_240) ? String.format(Locale.ROOT, "%,.0f B", bytes)
-                : String.format(Locale.ROOT, "%,.1f KB", bytes / 1024);
     }
 
     /**
@@ -492,32 +406,7 @@ public final class ConcurrentCallers {
          * @return the problems
          */
         public List<String> problems() {
-            List<String> problems = new ArrayList<>();
-            if (this.hung) {
-                problems.add((this.settings.callers() - ended()) + " calls had not ended");
-            }
-            if (this.started != this.settings.callers() || ended() != this.started) {
-                problems.add("calls started " + this.started + ", ended " + ended() + ", callers "
-                        + this.settings.callers());
-            }
-            if (this.untyped != 0) {
-                problems.add(this.untyped + " calls failed with an exception that is not an LlmThrottleException");
-            }
-            if (this.interruptLost != 0) {
-                problems.add(this.interruptLost + " interrupted calls lost their thread's interrupt flag");
-            }
-            if (this.inFlight != 0 || this.queued != 0) {
-                problems.add("left behind: inFlight " + this.inFlight + ", queued " + this.queued);
-            }
-            if (this.providerInFlight != 0) {
-                problems.add("requests still open at the provider: " + this.providerInFlight);
-            }
-            long warmUp = this.settings.warmUp() / 8 * 8;
-            if (this.totals.calls() != this.started + warmUp) {
-                problems.add("the endpoint's totals count " + this.totals.calls() + " calls, expected "
-                        + (this.started + warmUp));
-            }
-            return problems;
+            return CallersReport.problems(this);
         }
 
         /**
@@ -525,61 +414,7 @@ public final class ConcurrentCallers {
          * @return the report
          */
         public String report() {
-            StringBuilder text = new StringBuilder();
-            text.append(String.format(Locale.ROOT, "burst taken before: %,d requests%n", this.drained));
-            if (this.settings.cancelEvery() > 0) {
-                text.append(String.format(Locale.ROOT,
-                        "callers interrupted while their call was running (every %d-th): %,d; their places in the "
-                                + "queue back after %.0f ms (%,d places freed)%n",
-                        this.settings.cancelEvery(), this.cancelled, this.placesBack.toNanos() / 1e6,
-                        this.placesFreed));
-            }
-            text.append(String.format(Locale.ROOT, "calls: started %,d, ended %,d: %s%n", this.started, ended(),
-                    Outcomes.format(this.outcomes)));
-            text.append(String.format(Locale.ROOT, "provider saw %,d requests during the calls%n", this.attempts));
-            text.append(String.format(Locale.ROOT,
-                    "all arrived (ended, queued or in flight) after %.2f s, the model held until the heap "
-                            + "was measured: %s; wall (release to last call ended) %.2f s%n",
-                    this.arrival.toNanos() / 1e9, this.held, this.wall.toNanos() / 1e9));
-            text.append(String.format(Locale.ROOT,
-                    "heap after GC: before callers %s, callers parked %s, %,.0f calls waiting %s; peak during the "
-                            + "calls %s%n",
-                    mb(this.heapBefore), mb(this.heapParked), this.waiting, mb(this.heapWaiting), mb(this.peakHeap)));
-            text.append(
-                    String
-                        .format(Locale.ROOT,
-                                "heap per waiting call (waiting minus parked, per waiting call): %s; per parked caller "
-                                        + "(its thread): %s%n",
-                                bytes(heapPerWaitingCall()), bytes(heapPerParkedCaller())));
-            text.append(
-                    String.format(Locale.ROOT, "pinned virtual threads (JFR %s): %,d events, %,d of 20 ms or more%s%n",
-                            PinnedThreads.EVENT, this.pinned.events(), this.pinned.atLeast20ms(),
-                            this.pinned.where().isEmpty() ? "" : "; where: " + this.pinned.where()));
-            text.append(String.format(Locale.ROOT,
-                    "at the end: inFlight %d, queued %d (every limiter); provider in flight %d; model state: "
-                            + "inFlight %d, queued %s%n",
-                    this.inFlight, this.queued, this.providerInFlight, this.state.inFlight(), this.state.queued()));
-            text.append(String.format(Locale.ROOT,
-                    "endpoint totals: calls %,d, succeeded %,d, failed %,d, rejected %,d, attempts %,d%n",
-                    this.totals.calls(), this.totals.succeeded(), this.totals.failed(), this.totals.rejected(),
-                    this.totals.attempts()));
-            Map<String, Long> others = new java.util.TreeMap<>(this.outcomes);
-            others.keySet().removeAll(EXPECTED);
-            if (!others.isEmpty()) {
-                text.append("outcomes beyond the scenario's three (the provider failed or timed out): ")
-                    .append(Outcomes.format(others))
-                    .append(System.lineSeparator());
-            }
-            List<String> problems = problems();
-            text.append(problems.isEmpty() ? "invariants: all calls accounted for, all typed, nothing left behind"
-                    : "PROBLEMS: " + problems);
-            text.append(System.lineSeparator()).append(System.lineSeparator());
-            text.append(String.format(Locale.ROOT,
-                    "| %,d %s | %s | %.1f s | %s | %s | %s | %,d (%,d ≥ 20 ms) | %d / %d |", this.settings.callers(),
-                    this.settings.threads(), Outcomes.format(this.outcomes), this.wall.toNanos() / 1e9,
-                    mb(this.peakHeap), bytes(heapPerWaitingCall()), bytes(heapPerParkedCaller()), this.pinned.events(),
-                    this.pinned.atLeast20ms(), this.inFlight, this.queued));
-            return text.toString();
+            return CallersReport.report(this);
         }
 
     }

@@ -1,47 +1,29 @@
 package io.github.llmthrottle.benchmarks.held;
 
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
-import io.github.llmthrottle.QueueFullException;
-import io.github.llmthrottle.RetriesExhaustedException;
-import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.autoconfigure.LlmThrottleRedisAutoConfiguration;
 import io.github.llmthrottle.benchmarks.MessagesBodies;
-import io.github.llmthrottle.benchmarks.ThrottleApplication;
-import io.github.llmthrottle.benchmarks.memory.Heap;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.RedisBucketStore;
-import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
 import io.github.llmthrottle.test.RandomFaults;
 import io.github.llmthrottle.test.SimulatorStats;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -92,17 +74,13 @@ public final class Soak {
 
     static final int OUTPUT_TOKENS_PER_MINUTE = 30_000;
 
-    private static final String CALLER_PREFIX = "soak-caller-";
+    static final String CALLER_PREFIX = "soak-caller-";
 
     /** The calls a second the limits allow. */
     static final double LIMIT_PER_SECOND = REQUESTS_PER_MINUTE / 60.0;
 
     /** About 200 input tokens (the estimate is a token per four characters). */
     private static final String PROMPT = prose(800);
-
-    private static final List<String> COLUMNS = List.of(Outcomes.SUCCEEDED,
-            AdmissionTimeoutException.class.getSimpleName(), QueueFullException.class.getSimpleName(),
-            RetriesExhaustedException.class.getSimpleName());
 
     private Soak() {
     }
@@ -187,14 +165,14 @@ public final class Soak {
     private static Result run(Settings settings, SampleListener samples, @Nullable RedisProcess redis,
             LlmSimulator.Builder builder, List<String> properties) throws Exception {
         try (LlmSimulator simulator = builder.start();
-                ConfigurableApplicationContext context = start(simulator.baseUrl(), redis != null,
+                ConfigurableApplicationContext context = SoakApplication.start(simulator.baseUrl(), redis != null,
                         properties.toArray(String[]::new))) {
             RestClient client = context.getBean("anthropicRestClient", RestClient.class);
             LimiterRegistry limiters = context.getBean(LimiterRegistry.class);
             ModelLimiter limiter = limiters.limiter("anthropic", MODEL);
             RedisBucketStore store = context.getBeanProvider(RedisBucketStore.class).getIfAvailable();
             String body = MessagesBodies.singleTurn(MODEL, 64, PROMPT);
-            ConcurrentCallers.post(client, body);
+            HeldCalls.post(client, body);
             simulator.resetStats();
 
             Outcomes outcomes = new Outcomes();
@@ -202,18 +180,19 @@ public final class Soak {
             StoreWatcher watcher = (store != null) ? new StoreWatcher(store) : null;
             ThreadFactory threads = settings.threads().factory(CALLER_PREFIX);
             FaultSchedule faults = new FaultSchedule(settings, simulator, redis);
-            List<Sample> taken = java.util.Collections.synchronizedList(new ArrayList<>());
-            samples.accept(Sample.HEADER);
+            List<SoakSample> taken = java.util.Collections.synchronizedList(new ArrayList<>());
+            samples.accept(SoakSample.HEADER);
             // the first sample before the load starts, so that its collections do not
             // delay the first calls
-            Sample first = Sample.take(System.nanoTime(), outcomes, limiter, watcher, simulator.stats(MODEL)).at(0);
+            SoakSample first = SoakSample.take(System.nanoTime(), outcomes, limiter, watcher, simulator.stats(MODEL))
+                .at(0);
             taken.add(first);
             samples.accept(first);
             long start = System.nanoTime();
             long end = start + settings.duration().toNanos();
             double rate = settings.overload() * LIMIT_PER_SECOND;
             Sampler sampler = new Sampler(start, settings.sampleEvery(), () -> {
-                Sample sample = Sample.take(start, outcomes, limiter, watcher, simulator.stats(MODEL));
+                SoakSample sample = SoakSample.take(start, outcomes, limiter, watcher, simulator.stats(MODEL));
                 taken.add(sample);
                 samples.accept(sample);
             });
@@ -231,7 +210,7 @@ public final class Soak {
                 outcomes.start();
                 threads.newThread(() -> {
                     try {
-                        ConcurrentCallers.post(client, body);
+                        HeldCalls.post(client, body);
                         outcomes.succeeded();
                         if (watcher != null && watcher.down) {
                             succeededWithoutRedis.increment();
@@ -251,65 +230,27 @@ public final class Soak {
             }
             long drainedAfter = System.nanoTime() - start - offered;
             sampler.stop();
-            LimiterState state = awaitIdle(limiter);
-            Sample last = Sample.take(start, outcomes, limiter, watcher, simulator.stats(MODEL));
+            LimiterState state = HeldCalls.awaitIdle(limiter);
+            SoakSample last = SoakSample.take(start, outcomes, limiter, watcher, simulator.stats(MODEL));
             taken.add(last);
             samples.accept(last);
             if (watcher != null) {
                 watcher.close();
             }
             long redisKeys = (redis != null) ? redis.keys() : -1;
-            int inFlight = ConcurrentCallers.inFlight(limiters);
-            int queued = ConcurrentCallers.queued(limiters);
+            int inFlight = HeldCalls.inFlight(limiters);
+            int queued = HeldCalls.queued(limiters);
             if (redis != null) {
                 context.close();
                 redis.stopIfOwned();
             }
-            Map<String, Long> threadGroups = threadGroups();
+            Map<String, Long> threadGroups = SoakReport.threadGroups();
             return new Result(settings, outcomes.started(), outcomes.byOutcome(), outcomes.untyped(),
                     Duration.ofNanos(offered), Duration.ofNanos(drainedAfter), List.copyOf(taken), faults.injected(),
                     simulator.stats(MODEL), inFlight, queued, simulator.inFlight(), state,
                     (watcher != null) ? watcher.outages() : List.of(), succeededWithoutRedis.sum(), redisKeys,
                     threadGroups);
         }
-    }
-
-    private static ConfigurableApplicationContext start(String baseUrl, boolean redis, String... extra) {
-        Map<String, Object> limits = Map.of("requests-per-minute", REQUESTS_PER_MINUTE, "input-tokens-per-minute",
-                INPUT_TOKENS_PER_MINUTE, "output-tokens-per-minute", OUTPUT_TOKENS_PER_MINUTE);
-        if (!redis) {
-            return ThrottleApplication.start(baseUrl, MODEL, limits, extra);
-        }
-        return new SpringApplicationBuilder(RedisThrottleApplication.class).web(WebApplicationType.NONE)
-            .properties(ThrottleApplication.properties(baseUrl, MODEL, limits, extra))
-            .run();
-    }
-
-    /** The live platform threads by name, digits left out, most numerous first. */
-    private static Map<String, Long> threadGroups() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        Map<String, Long> groups = new java.util.TreeMap<>();
-        for (ThreadInfo thread : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (thread != null) {
-                groups.merge(thread.getThreadName().replaceAll("\\d+", "N"), 1L, Long::sum);
-            }
-        }
-        Map<String, Long> sorted = new LinkedHashMap<>();
-        groups.entrySet()
-            .stream()
-            .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-            .forEach((entry) -> sorted.put(entry.getKey(), entry.getValue()));
-        return sorted;
-    }
-
-    private static LimiterState awaitIdle(ModelLimiter limiter) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        LimiterState state = limiter.state();
-        while ((state.inFlight() != 0 || state.queued().total() != 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            state = limiter.state();
-        }
-        return state;
     }
 
     private static String prose(int length) {
@@ -321,217 +262,15 @@ public final class Soak {
         return text.substring(0, length);
     }
 
-    /**
-     * Boot's Redis connection and the Redis store on top of {@link ThrottleApplication}.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({ HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-            DataRedisAutoConfiguration.class, LlmThrottleRedisAutoConfiguration.class,
-            LlmThrottleAutoConfiguration.class })
-    static class RedisThrottleApplication {
-
-    }
-
     /** Receives the samples of a soak as they are taken. */
     @FunctionalInterface
     public interface SampleListener {
 
         /**
-         * One sample, or {@link Sample#HEADER} first.
+         * One sample, or {@link SoakSample#HEADER} first.
          * @param sample the sample
          */
-        void accept(Sample sample);
-
-    }
-
-    /** Samples on a daemon thread of its own, every {@code every} from {@code start}. */
-    private static final class Sampler {
-
-        private final Thread thread;
-
-        private volatile boolean running = true;
-
-        Sampler(long start, Duration every, Runnable sample) {
-            this.thread = new Thread(() -> {
-                for (long next = start + every.toNanos(); this.running; next += every.toNanos()) {
-                    long sleep = next - System.nanoTime();
-                    try {
-                        if (sleep > 0) {
-                            TimeUnit.NANOSECONDS.sleep(sleep);
-                        }
-                    }
-                    catch (InterruptedException ex) {
-                        return;
-                    }
-                    if (this.running) {
-                        sample.run();
-                    }
-                }
-            }, "soak-sampler");
-            this.thread.setDaemon(true);
-        }
-
-        void start() {
-            this.thread.start();
-        }
-
-        void stop() throws InterruptedException {
-            this.running = false;
-            this.thread.interrupt();
-            this.thread.join(TimeUnit.SECONDS.toMillis(30));
-        }
-
-    }
-
-    /**
-     * Whether the Redis store is serving calls without Redis, read every 20 ms; records
-     * each outage as the store saw it.
-     */
-    private static final class StoreWatcher implements AutoCloseable {
-
-        private final RedisBucketStore store;
-
-        private final Thread thread;
-
-        private final List<Duration[]> outages = new ArrayList<>();
-
-        private final long start = System.nanoTime();
-
-        volatile boolean down;
-
-        private volatile boolean running = true;
-
-        StoreWatcher(RedisBucketStore store) {
-            this.store = store;
-            this.thread = new Thread(this::watch, "soak-store-watcher");
-            this.thread.setDaemon(true);
-            this.thread.start();
-        }
-
-        private void watch() {
-            long since = 0;
-            while (this.running) {
-                boolean now = this.store.isUnavailable();
-                if (now != this.down) {
-                    long t = System.nanoTime() - this.start;
-                    if (now) {
-                        since = t;
-                    }
-                    else {
-                        synchronized (this.outages) {
-                            this.outages.add(new Duration[] { Duration.ofNanos(since), Duration.ofNanos(t) });
-                        }
-                    }
-                    this.down = now;
-                }
-                try {
-                    Thread.sleep(20);
-                }
-                catch (InterruptedException ex) {
-                    return;
-                }
-            }
-        }
-
-        List<Duration[]> outages() {
-            synchronized (this.outages) {
-                return List.copyOf(this.outages);
-            }
-        }
-
-        @Override
-        public void close() {
-            this.running = false;
-            this.thread.interrupt();
-        }
-
-    }
-
-    /**
-     * The scheduled faults: every period a burst of 529s and, half a period later, a
-     * burst of 429s with retry-after; the Redis restart at half time on a thread of its
-     * own.
-     */
-    private static final class FaultSchedule {
-
-        private final Settings settings;
-
-        private final LlmSimulator simulator;
-
-        private final @Nullable RedisProcess redis;
-
-        private long nextBurst529;
-
-        private long nextBurst429;
-
-        private boolean redisRestarted;
-
-        private @Nullable Thread restart;
-
-        private final Map<String, Long> injected = new LinkedHashMap<>();
-
-        private final AtomicLong redisStopped = new AtomicLong(-1);
-
-        private final AtomicLong redisStarted = new AtomicLong(-1);
-
-        FaultSchedule(Settings settings, LlmSimulator simulator, @Nullable RedisProcess redis) {
-            this.settings = settings;
-            this.simulator = simulator;
-            this.redis = redis;
-            long period = settings.faultPeriod().toNanos();
-            this.nextBurst529 = period / 4;
-            this.nextBurst429 = period * 3 / 4;
-        }
-
-        /** Injects what is due at {@code elapsed} nanoseconds into the run. */
-        void runDue(long elapsed) {
-            long period = this.settings.faultPeriod().toNanos();
-            if (this.settings.faults() && elapsed >= this.nextBurst529) {
-                this.simulator.script(MODEL, Fault.overloaded(), Fault.overloaded(), Fault.overloaded(),
-                        Fault.overloaded());
-                this.injected.merge("529 bursts (4 in a row)", 1L, Long::sum);
-                this.nextBurst529 += period;
-            }
-            if (this.settings.faults() && elapsed >= this.nextBurst429) {
-                Fault rateLimited = Fault.status(429).retryAfter("1");
-                this.simulator.script(MODEL, rateLimited, rateLimited, rateLimited);
-                this.injected.merge("429 bursts (3 in a row, retry-after 1)", 1L, Long::sum);
-                this.nextBurst429 += period;
-            }
-            if (this.redis != null && !this.redisRestarted && elapsed >= this.settings.duration().toNanos() / 2) {
-                this.redisRestarted = true;
-                long start = System.nanoTime() - elapsed;
-                this.restart = new Thread(() -> {
-                    try {
-                        this.redis.stop();
-                        this.redisStopped.set(System.nanoTime() - start);
-                        Thread.sleep(this.settings.redisDown().toMillis());
-                        this.redis.start();
-                        this.redisStarted.set(System.nanoTime() - start);
-                    }
-                    catch (Exception ex) {
-                        System.err.println("Redis restart failed: " + ex);
-                    }
-                }, "soak-redis-restart");
-                this.restart.start();
-                this.injected.merge("Redis restarts", 1L, Long::sum);
-            }
-        }
-
-        void awaitRedis() throws InterruptedException {
-            if (this.restart != null) {
-                this.restart.join();
-            }
-        }
-
-        Map<String, Long> injected() {
-            Map<String, Long> all = new LinkedHashMap<>(this.injected);
-            if (this.redisStopped.get() >= 0) {
-                all.put("Redis stopped at (s)", TimeUnit.NANOSECONDS.toSeconds(this.redisStopped.get()));
-                all.put("Redis started again at (s)", TimeUnit.NANOSECONDS.toSeconds(this.redisStarted.get()));
-            }
-            return all;
-        }
+        void accept(SoakSample sample);
 
     }
 
@@ -617,104 +356,6 @@ public final class Soak {
     }
 
     /**
-     * One sample of a soak.
-     *
-     * @param seconds seconds since the load started
-     * @param heapAfterGc used heap after full collections, bytes
-     * @param threads live platform threads
-     * @param otherThreads the same without the callers' and the simulator's handler
-     * threads: the library's, the HTTP client's, the JVM's
-     * @param started calls started
-     * @param outcomes calls ended, by outcome
-     * @param queued calls waiting in the model's queue
-     * @param inFlight the model's calls in flight
-     * @param redisDown whether the store was serving without Redis ({@code null} for the
-     * memory store)
-     * @param provider the faults the provider answered so far
-     */
-    public record Sample(double seconds, long heapAfterGc, int threads, int otherThreads, long started,
-            Map<String, Long> outcomes, int queued, int inFlight, @Nullable Boolean redisDown,
-            @Nullable ProviderFaults provider) {
-
-        static final Sample HEADER = new Sample(-1, 0, 0, 0, 0, Map.of(), 0, 0, null, null);
-
-        static Sample take(long start, Outcomes outcomes, ModelLimiter limiter, @Nullable StoreWatcher watcher,
-                SimulatorStats provider) {
-            long heap = Heap.usedAfterGc();
-            LimiterState state = limiter.state();
-            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-            int all = 0;
-            int own = 0;
-            for (ThreadInfo thread : threads.getThreadInfo(threads.getAllThreadIds())) {
-                if (thread != null) {
-                    all++;
-                    String name = thread.getThreadName();
-                    if (!name.startsWith(CALLER_PREFIX) && !name.startsWith("llm-simulator-")) {
-                        own++;
-                    }
-                }
-            }
-            return new Sample((System.nanoTime() - start) / 1e9, heap, all, own, outcomes.started(),
-                    outcomes.byOutcome(), state.queued().total(), state.inFlight(),
-                    (watcher != null) ? watcher.down : null,
-                    // only the counts: the provider's per-second series would make every
-                    // sample kept hold a copy of the run so far
-                    new ProviderFaults(provider.rateLimited(), provider.overloaded(), provider.connectionResets()));
-        }
-
-        /**
-         * The calls ended, whatever their outcome.
-         * @return the count
-         */
-        public long ended() {
-            return this.outcomes.values().stream().mapToLong(Long::longValue).sum();
-        }
-
-        /** The same sample, as taken {@code seconds} into the run. */
-        Sample at(double seconds) {
-            return new Sample(seconds, this.heapAfterGc, this.threads, this.otherThreads, this.started, this.outcomes,
-                    this.queued, this.inFlight, this.redisDown, this.provider);
-        }
-
-        /**
-         * This sample as a row of the Markdown table, or the table's header.
-         * @return the row
-         */
-        public String row() {
-            if (this == HEADER) {
-                return "| t (s) | heap after GC | threads | without callers, simulator | started | ended | running | succeeded | "
-                        + "AdmissionTimeout | QueueFull | RetriesExhausted | other | queued | inFlight | 429s | 529s "
-                        + "| resets | Redis |\n"
-                        + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|";
-            }
-            long other = ended() - COLUMNS.stream().mapToLong((name) -> this.outcomes.getOrDefault(name, 0L)).sum();
-            ProviderFaults stats = this.provider;
-            return String.format(Locale.ROOT,
-                    "| %.0f | %.1f MB | %d | %d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %d | %d | %,d | %,d | %,d "
-                            + "| %s |",
-                    this.seconds, this.heapAfterGc / 1024.0 / 1024, this.threads, this.otherThreads, this.started,
-                    ended(), this.started - ended(), this.outcomes.getOrDefault(COLUMNS.get(0), 0L),
-                    this.outcomes.getOrDefault(COLUMNS.get(1), 0L), this.outcomes.getOrDefault(COLUMNS.get(2), 0L),
-                    this.outcomes.getOrDefault(COLUMNS.get(3), 0L), other, this.queued, this.inFlight,
-                    (stats != null) ? stats.rateLimited() : 0, (stats != null) ? stats.overloaded() : 0,
-                    (stats != null) ? stats.connectionResets() : 0,
-                    (this.redisDown == null) ? "–" : this.redisDown ? "down (local buckets)" : "up");
-        }
-
-    }
-
-    /**
-     * The faults the provider answered so far.
-     *
-     * @param rateLimited 429s
-     * @param overloaded 529s
-     * @param connectionResets connections reset
-     */
-    public record ProviderFaults(long rateLimited, long overloaded, long connectionResets) {
-
-    }
-
-    /**
      * What a soak measured.
      *
      * @param settings what ran
@@ -739,7 +380,7 @@ public final class Soak {
      * out
      */
     public record Result(Settings settings, long started, Map<String, Long> outcomes, long untyped, Duration offered,
-            Duration tail, List<Sample> samples, Map<String, Long> faults, SimulatorStats provider, int inFlight,
+            Duration tail, List<SoakSample> samples, Map<String, Long> faults, SimulatorStats provider, int inFlight,
             int queued, int providerInFlight, LimiterState state, List<Duration[]> redisOutages,
             long succeededWithoutRedis, long redisKeys, Map<String, Long> threadGroups) {
 
@@ -773,89 +414,11 @@ public final class Soak {
         }
 
         /**
-         * The warm-up left out of the figures after it: the minute's burst, then the
-         * queue filling to max-wait's worth of calls (two minutes), or the first fifth of
-         * a longer run, but at most half of the run.
-         */
-        private double warmUpSeconds() {
-            double offered = this.offered.toNanos() / 1e9;
-            return Math.min(offered / 2, Math.max(120, offered / 5));
-        }
-
-        /**
-         * The least squares slope of a series over the samples after warm-up (the first
-         * fifth of the run), per minute.
-         */
-        private double slopePerMinute(java.util.function.ToDoubleFunction<Sample> value) {
-            double warmUp = warmUpSeconds();
-            List<Sample> steady = this.samples.stream()
-                .filter((sample) -> sample.seconds() >= warmUp && sample.seconds() <= this.offered.toNanos() / 1e9 + 1)
-                .toList();
-            int n = steady.size();
-            if (n < 2) {
-                return Double.NaN;
-            }
-            double mx = steady.stream().mapToDouble(Sample::seconds).average().orElse(0);
-            double my = steady.stream().mapToDouble(value).average().orElse(0);
-            double sxy = 0;
-            double sxx = 0;
-            for (Sample sample : steady) {
-                sxy += (sample.seconds() - mx) * (value.applyAsDouble(sample) - my);
-                sxx += (sample.seconds() - mx) * (sample.seconds() - mx);
-            }
-            return (sxx > 0) ? sxy / sxx * 60 : Double.NaN;
-        }
-
-        /**
          * The figures, as lines of text.
          * @return the report
          */
         public String report() {
-            StringBuilder text = new StringBuilder();
-            text.append(String.format(Locale.ROOT, "calls: started %,d, ended %,d: %s%n", this.started, ended(),
-                    Outcomes.format(this.outcomes)));
-            text.append(String.format(Locale.ROOT, "offered for %.1f s; the last call ended %.1f s later%n",
-                    this.offered.toNanos() / 1e9, this.tail.toNanos() / 1e9));
-            text.append(String.format(Locale.ROOT,
-                    "provider: %,d requests, %,d succeeded, %,d 429s, %,d 529s, %,d other errors, %,d connections "
-                            + "reset%n",
-                    this.provider.attempts(), this.provider.successes(), this.provider.rateLimited(),
-                    this.provider.overloaded(), this.provider.otherErrors(), this.provider.connectionResets()));
-            text.append("faults scheduled: ").append(this.faults).append(System.lineSeparator());
-            List<Sample> steady = this.samples.stream()
-                .filter((sample) -> sample.seconds() >= warmUpSeconds()
-                        && sample.seconds() <= this.offered.toNanos() / 1e9 + 1)
-                .toList();
-            if (!steady.isEmpty()) {
-                text.append(String.format(Locale.ROOT,
-                        "after warm-up (%d samples): heap after GC %.1f–%.1f MB (slope %+.2f MB a minute), "
-                                + "threads without callers and simulator %d–%d (slope %+.1f a minute)%n",
-                        steady.size(), steady.stream().mapToLong(Sample::heapAfterGc).min().getAsLong() / 1048576.0,
-                        steady.stream().mapToLong(Sample::heapAfterGc).max().getAsLong() / 1048576.0,
-                        slopePerMinute((sample) -> sample.heapAfterGc() / 1048576.0),
-                        steady.stream().mapToInt(Sample::otherThreads).min().getAsInt(),
-                        steady.stream().mapToInt(Sample::otherThreads).max().getAsInt(),
-                        slopePerMinute(Sample::otherThreads)));
-            }
-            if (this.settings.redisPort() > 0) {
-                StringBuilder outages = new StringBuilder();
-                for (Duration[] outage : this.redisOutages) {
-                    outages.append(String.format(Locale.ROOT, " %.1f–%.1f s", outage[0].toMillis() / 1000.0,
-                            outage[1].toMillis() / 1000.0));
-                }
-                text.append(String.format(Locale.ROOT,
-                        "Redis: store without Redis during%s; %,d calls succeeded meanwhile (on local buckets); "
-                                + "%,d keys in Redis at the end%n",
-                        (outages.length() > 0) ? outages : " (never)", this.succeededWithoutRedis, this.redisKeys));
-            }
-            text.append(String.format(Locale.ROOT,
-                    "at the end: inFlight %d, queued %d (every limiter); provider in flight %d%n", this.inFlight,
-                    this.queued, this.providerInFlight));
-            text.append("platform threads at the end: ").append(this.threadGroups).append(System.lineSeparator());
-            List<String> problems = problems();
-            text.append(problems.isEmpty() ? "invariants: every call accounted for, all typed, nothing left behind"
-                    : "PROBLEMS: " + problems);
-            return text.toString();
+            return SoakReport.report(this);
         }
 
     }
