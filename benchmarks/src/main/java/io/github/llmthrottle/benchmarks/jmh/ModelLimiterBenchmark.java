@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.ModelLimits;
@@ -44,7 +45,8 @@ public class ModelLimiterBenchmark {
 
     private final ModelLimiter limiter = new ModelLimiter("anthropic", "claude-sonnet-4-5",
             new ModelLimits(NEVER_BINDS, NEVER_BINDS, NEVER_BINDS, null), 1000, Duration.ofSeconds(30),
-            (tenant) -> null, new LocalBucketStore(TimeSource.system()), TimeSource.system());
+            (tenant) -> null, new LocalBucketStore(TimeSource.system()), TimeSource.system(),
+            LimiterOptions.WITHOUT_SLOW_START);
 
     private final AdmissionRequest request = new AdmissionRequest(Priority.NORMAL, null, 512, 1024, null);
 

@@ -22,6 +22,7 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.benchmarks.ThrottleApplication;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.ModelLimits;
@@ -168,7 +169,7 @@ public final class WaiterMemory {
 
     private static ModelLimiter limiter(String model, int queueCapacity, LocalBucketStore store) {
         return new ModelLimiter("anthropic", model, new ModelLimits(1L, 60_000L, 60_000L, null), queueCapacity,
-                MAX_WAIT, (tenant) -> null, store, TimeSource.system());
+                MAX_WAIT, (tenant) -> null, store, TimeSource.system(), LimiterOptions.WITHOUT_SLOW_START);
     }
 
     /**
