@@ -34,13 +34,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
+import org.springframework.boot.http.client.autoconfigure.ClientHttpRequestFactoryBuilderCustomizer;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -91,7 +93,7 @@ public final class LlmThrottleAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TokenQuotas llmThrottleTokenQuotas(ThrottleSettings settings, QuotaStore quotaStore, TimeSource timeSource) {
-        return new TokenQuotas(settings.quotas(), quotaStore, timeSource.clock());
+        return new TokenQuotas(settings.quotas(), quotaStore, timeSource.clock(), settings.limiter().maxTrackedNames());
     }
 
     @Bean
@@ -137,17 +139,28 @@ public final class LlmThrottleAutoConfiguration {
             ObjectProvider<ClientHttpRequestFactoryBuilder<?>> requestFactoryBuilder,
             ObjectProvider<HttpClientSettings> httpClientSettings) {
         return new ThrottledRestClientFactory(registry, interceptor, () -> builders.getIfAvailable(RestClient::builder),
-                requestFactoryBuilder.getIfAvailable(ClientHttpRequestFactoryBuilder::detect),
+                ThrottlingRequestFactoryBuilder
+                    .unwrap(requestFactoryBuilder.getIfAvailable(ClientHttpRequestFactoryBuilder::detect)),
                 httpClientSettings.getIfAvailable(HttpClientSettings::defaults));
     }
 
+    /**
+     * Wraps the request factories Boot builds for its RestClient and RestTemplate
+     * builders so that requests to a configured client's host are throttled: a factory
+     * rather than an interceptor, since an interceptor would make Spring buffer the
+     * request body of every request of every Boot-built client, whatever its host.
+     * Ordered last, so that customizers of a specific HTTP client's builder still see
+     * that builder.
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(RestClientCustomizer.class)
-    static class RestClientCustomizerConfiguration {
+    @ConditionalOnClass(ClientHttpRequestFactoryBuilderCustomizer.class)
+    static class RequestFactoryConfiguration {
 
         @Bean
-        RestClientCustomizer llmThrottleRestClientCustomizer(ThrottlingInterceptor interceptor) {
-            return new ThrottlingRestClientCustomizer(interceptor);
+        @Order(Ordered.LOWEST_PRECEDENCE)
+        ClientHttpRequestFactoryBuilderCustomizer<ClientHttpRequestFactoryBuilder<?>> llmThrottleRequestFactoryBuilderCustomizer(
+                ObjectProvider<LlmThrottleRegistry> registry, ObjectProvider<ThrottlingInterceptor> interceptor) {
+            return (builder) -> new ThrottlingRequestFactoryBuilder(builder, registry, interceptor);
         }
 
     }

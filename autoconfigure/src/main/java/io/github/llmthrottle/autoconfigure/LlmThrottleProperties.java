@@ -67,6 +67,15 @@ public class LlmThrottleProperties {
      */
     private Store store = Store.MEMORY;
 
+    /**
+     * Most names that are not configured tracked at once: models named only in requests,
+     * per client, and tenants, per model and for quotas. Beyond it the least recently
+     * used idle one is forgotten (a model with its limiter and meters, a tenant with its
+     * buckets and quota counters), so names that requests make up cannot grow memory or
+     * the endpoint's output without bound.
+     */
+    private int maxTrackedNames = 100;
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -113,6 +122,14 @@ public class LlmThrottleProperties {
 
     public void setStore(Store store) {
         this.store = store;
+    }
+
+    public int getMaxTrackedNames() {
+        return this.maxTrackedNames;
+    }
+
+    public void setMaxTrackedNames(int maxTrackedNames) {
+        this.maxTrackedNames = maxTrackedNames;
     }
 
     /**

@@ -84,7 +84,8 @@ final class ThrottleSettingsMapper {
         settings = map.from(tenants(tenants.getOverrides(), defaultTenant))
             .to(settings, ThrottleSettings::withTenantOverrides);
         settings = map.from(circuit(properties.getCircuit())).to(settings, ThrottleSettings::withCircuit);
-        settings = map.from(limiter(properties.getConcurrency(), properties.getSlowStart()))
+        settings = map
+            .from(limiter(properties.getConcurrency(), properties.getSlowStart(), properties.getMaxTrackedNames()))
             .to(settings, ThrottleSettings::withLimiter);
         settings = map.from(quotas(properties)).to(settings, ThrottleSettings::withQuotas);
         return settings;
@@ -294,13 +295,15 @@ final class ThrottleSettingsMapper {
                 limit(prefix + "tokens-per-month", quotas.getTokensPerMonth()));
     }
 
-    private static LimiterOptions limiter(ConcurrencyProperties concurrency, SlowStartProperties slowStart) {
+    private static LimiterOptions limiter(ConcurrencyProperties concurrency, SlowStartProperties slowStart,
+            int maxTrackedNames) {
         int initial = atLeastOne("concurrency.initial", "Use a small number of calls such as 20.")
             .adapt(concurrency.getInitial());
         int max = atLeastOne("concurrency.max", "Use a number of calls such as 1000.").adapt(concurrency.getMax());
         Duration idle = positiveDuration("slow-start.idle").adapt(slowStart.getIdle());
+        int tracked = atLeastOne("max-tracked-names", "Use a number of names such as 100.").adapt(maxTrackedNames);
         return new LimiterOptions(new ConcurrencyLimits(initial, max),
-                new SlowStartSettings(slowStart.isEnabled(), idle));
+                new SlowStartSettings(slowStart.isEnabled(), idle), tracked);
     }
 
     private static CircuitSettings circuit(Circuit circuit) {

@@ -68,9 +68,6 @@ public final class ThrottledClient {
     /** The token quotas over days and months, shared by every client. */
     final TokenQuotas quotas;
 
-    /** Most models tracked at once that are not configured (named in requests only). */
-    static final int MAX_OTHER_MODELS = 100;
-
     private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
 
     /** Models named in requests but not configured, most recently used last. */
@@ -232,13 +229,13 @@ public final class ThrottledClient {
 
     /**
      * Forgets the least recently used models that are not configured beyond
-     * {@link #MAX_OTHER_MODELS}, except those with calls in flight or waiting: a name a
-     * request made up cannot grow memory, the endpoint or the meters without bound
-     * ({@code keep} is the one just added).
+     * {@code llm.throttle.max-tracked-names}, except those with calls in flight or
+     * waiting: a name a request made up cannot grow memory, the endpoint or the meters
+     * without bound ({@code keep} is the one just added).
      */
     private void forgetIdleOtherModels(String keep, List<ThrottledModel> forgotten) {
         Iterator<ThrottledModel> eldest = this.otherModels.values().iterator();
-        while (this.otherModels.size() > MAX_OTHER_MODELS && eldest.hasNext()) {
+        while (this.otherModels.size() > this.limiters.options().maxTrackedNames() && eldest.hasNext()) {
             ThrottledModel model = eldest.next();
             if (model.name.equals(keep)) {
                 continue;

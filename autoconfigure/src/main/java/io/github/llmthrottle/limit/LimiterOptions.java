@@ -2,16 +2,23 @@ package io.github.llmthrottle.limit;
 
 /**
  * The settings every {@link ModelLimiter} shares beyond its own limits: where its
- * adaptive concurrency limit starts and how far it grows, and its slow start.
+ * adaptive concurrency limit starts and how far it grows, its slow start, and how many
+ * names that are not configured it tracks at once.
  *
  * @param concurrency the adaptive concurrency limit's start and default ceiling
  * @param slowStart the slow start
+ * @param maxTrackedNames most names that are not configured tracked at once: tenants per
+ * model (their buckets and quota counters) and models named only in requests per client;
+ * the least recently used idle one is forgotten beyond
  */
-public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings slowStart) {
+public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings slowStart, int maxTrackedNames) {
+
+    /** The default of {@link #maxTrackedNames()}. */
+    public static final int DEFAULT_MAX_TRACKED_NAMES = 100;
 
     /**
      * The defaults of the auto-configuration: {@link ConcurrencyLimits#DEFAULTS}, slow
-     * start on.
+     * start on, {@value #DEFAULT_MAX_TRACKED_NAMES} tracked names.
      */
     public static final LimiterOptions DEFAULTS = new LimiterOptions(ConcurrencyLimits.DEFAULTS,
             SlowStartSettings.DEFAULTS);
@@ -23,13 +30,29 @@ public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings sl
     public static final LimiterOptions WITHOUT_SLOW_START = new LimiterOptions(ConcurrencyLimits.DEFAULTS,
             SlowStartSettings.OFF);
 
+    public LimiterOptions {
+        if (maxTrackedNames < 1) {
+            throw new IllegalArgumentException("maxTrackedNames must be at least 1, was " + maxTrackedNames);
+        }
+    }
+
+    /**
+     * Options that track {@value #DEFAULT_MAX_TRACKED_NAMES} names that are not
+     * configured.
+     * @param concurrency the adaptive concurrency limit's start and default ceiling
+     * @param slowStart the slow start
+     */
+    public LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings slowStart) {
+        this(concurrency, slowStart, DEFAULT_MAX_TRACKED_NAMES);
+    }
+
     /**
      * A copy with other concurrency limits.
      * @param concurrency the concurrency limits
      * @return the new options
      */
     public LimiterOptions withConcurrency(ConcurrencyLimits concurrency) {
-        return new LimiterOptions(concurrency, this.slowStart);
+        return new LimiterOptions(concurrency, this.slowStart, this.maxTrackedNames);
     }
 
     /**
@@ -38,7 +61,16 @@ public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings sl
      * @return the new options
      */
     public LimiterOptions withSlowStart(SlowStartSettings slowStart) {
-        return new LimiterOptions(this.concurrency, slowStart);
+        return new LimiterOptions(this.concurrency, slowStart, this.maxTrackedNames);
+    }
+
+    /**
+     * A copy that tracks another number of names that are not configured.
+     * @param maxTrackedNames most names tracked at once, at least 1
+     * @return the new options
+     */
+    public LimiterOptions withMaxTrackedNames(int maxTrackedNames) {
+        return new LimiterOptions(this.concurrency, this.slowStart, maxTrackedNames);
     }
 
 }

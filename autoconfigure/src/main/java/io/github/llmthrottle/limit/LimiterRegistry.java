@@ -62,8 +62,9 @@ public final class LimiterRegistry {
      * ({@code llm.throttle.tenants})
      * @param store where the buckets live
      * @param timeSource time of the limiters, and how their waiting calls wait
-     * @param options concurrency and slow start of every limiter
-     * ({@code llm.throttle.concurrency}, {@code llm.throttle.slow-start})
+     * @param options concurrency, slow start and tracked names of every limiter
+     * ({@code llm.throttle.concurrency}, {@code llm.throttle.slow-start},
+     * {@code llm.throttle.max-tracked-names})
      */
     public LimiterRegistry(Map<String, ClientLimits> clients, int queueCapacity, Duration maxWait,
             Function<String, @Nullable TenantLimits> tenantLimits, BucketStore store, TimeSource timeSource,
@@ -80,6 +81,14 @@ public final class LimiterRegistry {
             limits.models().forEach((model, modelLimits) -> models.put(model, create(client, model, modelLimits)));
             this.limiters.put(client, models);
         });
+    }
+
+    /**
+     * The settings every limiter shares beyond its own limits.
+     * @return the options
+     */
+    public LimiterOptions options() {
+        return this.options;
     }
 
     /**

@@ -92,9 +92,6 @@ public final class ModelLimiter implements Admission {
 
     private final BucketSet buckets;
 
-    /** Tenants tracked at once per model, the least recently used forgotten beyond. */
-    static final int MAX_TRACKED_TENANTS = 100;
-
     private final TenantBuckets tenantBuckets;
 
     private final ProviderCalibration calibration;
@@ -150,7 +147,7 @@ public final class ModelLimiter implements Admission {
         this.buckets = new BucketSet(store, BucketKeys.model(client, model));
         this.queue = new AdmissionQueue(queueCapacity);
         this.tenantBuckets = new TenantBuckets(store, BucketKeys.model(client, model), tenantLimits,
-                MAX_TRACKED_TENANTS, this.queue::holds);
+                options.maxTrackedNames(), this.queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);
         this.concurrency = new AdaptiveConcurrency(limits.maxConcurrency(), options.concurrency());
         this.slowStart = new SlowStart(options.slowStart());

@@ -31,12 +31,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TokenQuotas {
 
+    private final QuotaSettings settings;
+
     /**
      * Tenants whose quotas the endpoint shows, the least recently used forgotten beyond.
      */
-    static final int MAX_TRACKED_TENANTS = 100;
-
-    private final QuotaSettings settings;
+    private final int maxTrackedTenants;
 
     private final QuotaStore store;
 
@@ -57,6 +57,22 @@ public final class TokenQuotas {
      * @param clock the wall clock that says which day and month it is
      */
     public TokenQuotas(QuotaSettings settings, QuotaStore store, Clock clock) {
+        this(settings, store, clock, LimiterOptions.DEFAULT_MAX_TRACKED_NAMES);
+    }
+
+    /**
+     * Creates the quotas.
+     * @param settings the quotas of every client, model and tenant
+     * @param store where the counts live
+     * @param clock the wall clock that says which day and month it is
+     * @param maxTrackedTenants most tenants whose quotas the endpoint shows at once
+     * ({@code llm.throttle.max-tracked-names}), the least recently used forgotten beyond
+     */
+    public TokenQuotas(QuotaSettings settings, QuotaStore store, Clock clock, int maxTrackedTenants) {
+        if (maxTrackedTenants < 1) {
+            throw new IllegalArgumentException("maxTrackedTenants must be at least 1, was " + maxTrackedTenants);
+        }
+        this.maxTrackedTenants = maxTrackedTenants;
         this.settings = settings;
         this.store = store;
         this.clock = clock;
@@ -210,7 +226,7 @@ public final class TokenQuotas {
         this.tenantsLock.lock();
         try {
             this.tenants.put(tenant, Boolean.TRUE);
-            if (this.tenants.size() > MAX_TRACKED_TENANTS) {
+            if (this.tenants.size() > this.maxTrackedTenants) {
                 this.tenants.remove(this.tenants.keySet().iterator().next());
             }
         }

@@ -56,6 +56,15 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void theBoundOfTrackedNamesIsMappedAndChecked() {
+        assertThat(map().limiter().maxTrackedNames()).isEqualTo(100);
+        this.properties.setMaxTrackedNames(7);
+        assertThat(map().limiter().maxTrackedNames()).isEqualTo(7);
+        this.properties.setMaxTrackedNames(0);
+        assertInvalid(this::map, "llm.throttle.max-tracked-names", "must be at least 1");
+    }
+
+    @Test
     void tokenQuotasOfModelsClientsAndTenantsAreMappedAndChecked() {
         ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         client.setTokensPerMonth(1_000_000L);

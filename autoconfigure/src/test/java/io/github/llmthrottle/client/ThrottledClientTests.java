@@ -16,6 +16,7 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.actuate.ProviderSignals;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
+import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
@@ -107,6 +108,8 @@ class ThrottledClientTests {
 
     private final RetrySettings retry = new RetrySettings(2, Duration.ofMillis(500), 2.0, Duration.ofSeconds(30),
             Jitter.NONE, true, Duration.ofSeconds(60));
+
+    private LimiterOptions options = LimiterOptions.WITHOUT_SLOW_START;
 
     private final ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null), this.retry);
 
@@ -361,12 +364,25 @@ class ThrottledClientTests {
     }
 
     @Test
+    void theBoundOfTrackedModelsComesFromTheLimiterOptions() throws IOException {
+        this.options = LimiterOptions.WITHOUT_SLOW_START.withMaxTrackedNames(3);
+        ThrottledClient client = client(ModelLimits.UNLIMITED, RetrySettings.DEFAULTS);
+        for (int i = 0; i < 5; i++) {
+            this.provider.then(200, MESSAGE, "content-type", "application/json");
+            client.exchange(request(REQUEST.replace("\"opus\"", "\"made-up-" + i + "\"")), this.provider);
+        }
+        assertThat(client.getModels()).hasSize(1 + 3)
+            .containsKeys(MODEL, "made-up-2", "made-up-3", "made-up-4")
+            .doesNotContainKeys("made-up-0", "made-up-1");
+    }
+
+    @Test
     void modelsThatAreNotConfiguredAreTrackedUpToABoundTheLeastRecentlyUsedForgotten() throws IOException {
         for (int i = 0; i < 150; i++) {
             this.provider.then(200, MESSAGE, "content-type", "application/json");
             this.client.exchange(request(REQUEST.replace("\"opus\"", "\"made-up-" + i + "\"")), this.provider);
         }
-        assertThat(this.client.getModels()).hasSize(1 + ThrottledClient.MAX_OTHER_MODELS)
+        assertThat(this.client.getModels()).hasSize(1 + LimiterOptions.DEFAULT_MAX_TRACKED_NAMES)
             .containsKey(MODEL)
             .containsKey("made-up-149")
             .doesNotContainKey("made-up-0");
@@ -438,7 +454,7 @@ class ThrottledClientTests {
         ThrottleSettings settings = new ThrottleSettings(Map.of("anthropic", clientSettings), 10,
                 Duration.ofSeconds(30), null, Map.of());
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(30),
-                (tenant) -> null, new LocalBucketStore(this.time), this.time);
+                (tenant) -> null, new LocalBucketStore(this.time), this.time, this.options);
         ThrottleMetrics metrics = new ThrottleMetrics(this.meters, settings, limiters, ThrottleMetricsOptions.DEFAULTS);
         ThrottleObserver recorder = new ThrottleObserver() {
 

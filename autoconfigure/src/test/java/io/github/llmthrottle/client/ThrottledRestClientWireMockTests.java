@@ -22,14 +22,21 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
+import org.springframework.boot.restclient.RestTemplateBuilder;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.http.StreamingHttpOutputMessage;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
@@ -74,7 +81,8 @@ class ThrottledRestClientWireMockTests {
         RecordingSleeper.SLEEPS.clear();
         this.runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
-                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
+                    ImperativeHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+                    RestTemplateAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
             .withUserConfiguration(RecordingSleeper.class)
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                     "llm.throttle.clients.anthropic.base-url=http://localhost:" + this.server.port(),
@@ -250,12 +258,7 @@ class ThrottledRestClientWireMockTests {
         this.runner.run((context) -> {
             RestClient.Builder builder = context.getBean(RestClient.Builder.class);
             RestClient plain = builder.build();
-            String answer = plain.post()
-                .uri("http://localhost:" + this.server.port() + "/v1/messages")
-                .contentType(MediaType.APPLICATION_JSON)
-                .body(BODY)
-                .retrieve()
-                .body(String.class);
+            String answer = callAt(plain, "http://localhost:" + this.server.port() + "/v1/messages");
             assertThat(answer).contains("msg_1");
             this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
             assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class).isThrownBy(() -> plain.post()
@@ -266,6 +269,63 @@ class ThrottledRestClientWireMockTests {
                 .body(String.class));
             this.otherServer.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
         });
+    }
+
+    @Test
+    void otherRestClientsStreamTheBodiesOfRequestsToOtherHostsUnbuffered() {
+        this.otherServer.stubFor(post("/upload").willReturn(ok()));
+        script(okJson());
+        this.runner.run((context) -> {
+            RestClient plain = context.getBean(RestClient.Builder.class).build();
+            plain.mutate().requestInterceptors((interceptors) -> assertThat(interceptors).isEmpty());
+            plain.post()
+                .uri("http://localhost:" + this.otherServer.port() + "/upload")
+                .contentType(MediaType.APPLICATION_OCTET_STREAM)
+                .body((StreamingHttpOutputMessage.Body) (out) -> out.write(new byte[4096]))
+                .retrieve()
+                .toBodilessEntity();
+            // a buffered body is sent with its length; a streamed one in chunks
+            this.otherServer.verify(1, postRequestedFor(urlEqualTo("/upload")).withoutHeader("Content-Length"));
+            // requests to the configured host are still throttled (and buffered for
+            // retries)
+            String answer = callAt(plain, "http://localhost:" + this.server.port() + "/v1/messages");
+            assertThat(answer).contains("msg_1");
+            assertThat(context.getBean(LlmThrottleRegistry.class)
+                .getClient("anthropic")
+                .model("claude-opus-4-7")
+                .getTotals()
+                .snapshot()
+                .calls()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void restTemplatesBuiltByBootAreThrottledToTheConfiguredHost() {
+        script(aResponse().withStatus(503), okJson());
+        this.runner.run((context) -> {
+            RestTemplate template = context.getBean(RestTemplateBuilder.class).build();
+            String answer = template.postForObject("http://localhost:" + this.server.port() + "/v1/messages",
+                    new HttpEntity<>(BODY, jsonHeaders()), String.class);
+            assertThat(answer).contains("msg_1");
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    @Test
+    void theClientsOwnRestClientIsThrottledOnce() {
+        script(aResponse().withStatus(529).withBody(OVERLOADED));
+        this.runner.withPropertyValues("llm.throttle.retry.max-retries=1").run((context) -> {
+            assertThatExceptionOfType(RetriesExhaustedException.class)
+                .isThrownBy(() -> call(context.getBean("anthropicRestClient", RestClient.class)));
+            // one pipeline: two attempts, not two of an outer around two of an inner
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    private static HttpHeaders jsonHeaders() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.APPLICATION_JSON);
+        return headers;
     }
 
     private com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder okJson() {
@@ -282,6 +342,10 @@ class ThrottledRestClientWireMockTests {
                 .willSetStateTo(next));
             state = next;
         }
+    }
+
+    private static String callAt(RestClient client, String uri) {
+        return client.post().uri(uri).contentType(MediaType.APPLICATION_JSON).body(BODY).retrieve().body(String.class);
     }
 
     private static String call(RestClient client) {
