@@ -1,10 +1,12 @@
 package io.github.llmthrottle.limit;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
@@ -29,6 +31,13 @@ import org.jspecify.annotations.Nullable;
  * checked on arrival, and again while the call waits, since the limits may be lowered
  * below what it needs. When a shared store is down and configured to reject, the call
  * fails with {@link SharedStoreUnavailableException}.
+ *
+ * <p>
+ * A call whose buckets would hold enough for it only after its deadline is marked
+ * {@link Waiter#beyondDeadline}: it holds back nobody behind it, since it will time out
+ * unless tokens come back first. When no call of the model is in flight (and the buckets
+ * are this instance's alone) nothing can give tokens back, and it fails at once with the
+ * {@link AdmissionTimeoutException} it would get at its deadline.
  *
  * <h2>Shared store</h2> With a {@link SharedBucketStore} (Redis) the gate asks nothing of
  * the buckets itself: a call that may go takes its slot and becomes the <em>taker</em>
@@ -102,6 +111,7 @@ final class AdmissionGate {
             // Its own thread is taking its buckets: the answer decides.
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
         }
+        waiter.beyondDeadline = false;
         AdmissionRequest request = waiter.request;
         LlmThrottleException failure = oversize(request, waiter.tenant);
         if (failure != null) {
@@ -121,7 +131,16 @@ final class AdmissionGate {
         }
         long modelWait = this.buckets.nanosToWait(request.inputTokens(), request.outputTokens());
         if (modelWait > 0) {
-            return holdBack(waiter, Blocker.MODEL, Nanos.saturatedAdd(now, modelWait));
+            long until = Nanos.saturatedAdd(now, modelWait);
+            waiter.beyondDeadline = until > waiter.deadline;
+            if (waiter.beyondDeadline && this.concurrency.inFlight() == 0) {
+                // Nothing in flight can give tokens back: only time fills the buckets,
+                // and not in time. Fail now, not at the deadline.
+                waiter.fail(new AdmissionTimeoutException(this.limiter.client(), this.limiter.model(), waiter.maxWait,
+                        (modelWait != Long.MAX_VALUE) ? Duration.ofNanos(modelWait) : null));
+                return Long.MAX_VALUE;
+            }
+            return holdBack(waiter, Blocker.MODEL, until);
         }
         if (waiter.tenant != null && request.tenant() != null) {
             long tenantWait = waiter.tenant.nanosToWait(request.inputTokens(), request.outputTokens());
@@ -163,6 +182,7 @@ final class AdmissionGate {
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
         }
         if (waiter.retryGeneration == this.generation && now < waiter.retryAt) {
+            waiter.beyondDeadline = waiter.retryBeyondDeadline;
             return holdBack(waiter, waiter.retryBlocker, waiter.retryAt);
         }
         Demand demand = demand(waiter);
@@ -258,6 +278,9 @@ final class AdmissionGate {
         waiter.retryGeneration = this.generation;
         waiter.retryBlocker = blocker;
         waiter.blockedBy = blocker;
+        // what the store says, not the recheck: other instances may give back sooner
+        waiter.retryBeyondDeadline = blocker == Blocker.MODEL && Nanos.saturatedAdd(now, modelWait) > waiter.deadline;
+        waiter.beyondDeadline = waiter.retryBeyondDeadline;
     }
 
     /** Forgets the take of a call that leaves the queue while taking. */

@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  * forever). A call held back only by its own tenant's buckets (the model could admit it)
  * keeps its place, but later calls of <em>other</em> tenants (or without tenant) that the
  * model and their tenants can admit go ahead of it; later calls of the same tenant do
- * not, so each tenant stays FIFO.
+ * not, so each tenant stays FIFO. A call that the model's buckets could take only after
+ * its own deadline ({@link Waiter#beyondDeadline}) holds nobody back either: it would
+ * block those behind it only to time out.
  *
  * <p>
  * Every waiter waits on a {@link Condition} of the limiter's lock until it is signalled
@@ -169,6 +171,10 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
                 continue;
             }
             wake = Math.min(wake, retry);
+            if (waiter.blockedBy == Blocker.MODEL && waiter.beyondDeadline) {
+                // It times out before time alone lets it go: it holds nobody back.
+                continue;
+            }
             if (waiter.blockedBy != Blocker.TENANT || tenant == null) {
                 break;
             }
@@ -273,6 +279,18 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         long retryGeneration;
 
         Blocker retryBlocker = Blocker.MODEL;
+
+        /**
+         * Whether the shared store's last answer lets the call go only after its
+         * deadline.
+         */
+        boolean retryBeyondDeadline;
+
+        /**
+         * Whether the buckets would hold enough for the call only after its deadline: it
+         * will time out unless tokens come back first, so it holds nobody back.
+         */
+        boolean beyondDeadline;
 
         private Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long sequence, long rank,
                 long deadline, Condition condition) {

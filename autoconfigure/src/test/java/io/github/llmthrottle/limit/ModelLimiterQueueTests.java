@@ -78,6 +78,50 @@ class ModelLimiterQueueTests {
     }
 
     @Test
+    void aCallTheBucketsCanTakeOnlyAfterItsDeadlineHoldsNobodyBack() throws Exception {
+        ModelLimiter limiter = limiter(new ModelLimits(null, 600L, null, null));
+        // in flight: it may give tokens back, so the large call keeps waiting for that
+        Permit inFlight = limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 600, 0, null));
+        AsyncAcquire large = AsyncAcquire.start(limiter,
+                new AdmissionRequest(Priority.NORMAL, null, 600, 0, Duration.ofSeconds(30)));
+        this.started.add(large);
+        await().atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        AsyncAcquire small = enqueue(limiter, Priority.NORMAL, null, 50);
+        // 10 tokens a second: 60 s for the large call, 5 s for the small one behind it
+        this.clock.advance(Duration.ofSeconds(6));
+        awaitAdmitted(small);
+        assertThat(large.result).isNotDone();
+        this.clock.advance(Duration.ofSeconds(25));
+        assertThat(large.failure()).isInstanceOf(AdmissionTimeoutException.class);
+        inFlight.release(Permit.Outcome.SUCCESS);
+        small.permit().release(Permit.Outcome.SUCCESS);
+        assertThat(limiter.state().inFlight()).isZero();
+        assertThat(limiter.state().queued().total()).isZero();
+    }
+
+    @Test
+    void withNothingInFlightACallThatCannotFitBeforeItsDeadlineFailsAtOnce() throws Exception {
+        ModelLimiter limiter = limiter(new ModelLimits(null, 600L, null, null));
+        limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 600, 0, null)).release(Permit.Outcome.SUCCESS);
+        AsyncAcquire large = AsyncAcquire.start(limiter,
+                new AdmissionRequest(Priority.NORMAL, null, 600, 0, Duration.ofSeconds(30)));
+        this.started.add(large);
+        // no tokens can come back: only time fills the bucket, in 60 s, not in 30
+        assertThat(large.failure()).isInstanceOf(AdmissionTimeoutException.class)
+            .hasMessageContaining("max-wait 30s")
+            .satisfies((ex) -> assertThat(((AdmissionTimeoutException) ex).getRetryAfter())
+                .isEqualTo(Duration.ofSeconds(60)));
+        assertThat(limiter.state().queued().total()).isZero();
+        // one that fits in time still waits
+        AsyncAcquire fits = AsyncAcquire.start(limiter,
+                new AdmissionRequest(Priority.NORMAL, null, 200, 0, Duration.ofSeconds(30)));
+        this.started.add(fits);
+        await().atMost(PATIENCE).until(() -> limiter.state().queued().total() == 1);
+        this.clock.advance(Duration.ofSeconds(20));
+        awaitAdmitted(fits);
+    }
+
+    @Test
     void higherPrioritiesGoFirstAndEachPriorityIsFifo() throws Exception {
         ModelLimiter limiter = limiter(rpm(1));
         limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 0, 0, null));
