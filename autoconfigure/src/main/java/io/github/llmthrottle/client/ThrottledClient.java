@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -23,6 +22,7 @@ import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.retry.ResponseClassifier;
+import io.github.llmthrottle.retry.BackOff;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.CircuitSettings;
 import io.github.llmthrottle.routing.ModelCircuit;
@@ -117,9 +117,8 @@ public final class ThrottledClient {
         this.time = time;
         this.events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
-        // ThreadLocalRandom.current() is one instance that reads the calling thread's own
-        // seed
-        this.retryEngine = new RetryEngine(settings.retry(), time, ThreadLocalRandom.current(), this.events);
+        // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM
+        this.retryEngine = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, this.events);
         // every configured model (and its deployments) up front, so that newModel never
         // runs inside a computeIfAbsent of the same map
         settings.models().keySet().forEach((model) -> this.models.put(model, newModel(model)));

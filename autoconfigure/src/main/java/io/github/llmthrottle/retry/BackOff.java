@@ -1,6 +1,7 @@
 package io.github.llmthrottle.retry;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
@@ -16,9 +17,30 @@ import org.jspecify.annotations.Nullable;
  * {@code EQUAL}, none for {@code NONE}). A zero server wait therefore stays zero.
  * <p>
  * The random generator must be safe for the threads that use this instance; pass
- * {@code ThreadLocalRandom.current()} when in doubt.
+ * {@link #THREAD_LOCAL_RANDOM} when in doubt. Not {@code ThreadLocalRandom.current()}
+ * kept in a field: that instance draws from the seed of the thread that calls it, and a
+ * thread that never called {@code current()} itself has the seed every such thread has in
+ * every JVM, so instances retrying at once would all wait the same.
  */
 public final class BackOff {
+
+    /**
+     * Draws from {@code ThreadLocalRandom.current()} of the calling thread on every call,
+     * seeded differently per thread and per JVM.
+     */
+    public static final RandomGenerator THREAD_LOCAL_RANDOM = new RandomGenerator() {
+
+        @Override
+        public long nextLong() {
+            return ThreadLocalRandom.current().nextLong();
+        }
+
+        @Override
+        public double nextDouble() {
+            return ThreadLocalRandom.current().nextDouble();
+        }
+
+    };
 
     private final RetrySettings settings;
 

@@ -75,7 +75,7 @@ public final class RetryEngine {
      * @param settings the retry settings
      * @param time sleeps between attempts
      * @param random the source of jitter, safe for concurrent use (e.g.
-     * {@code ThreadLocalRandom.current()})
+     * {@link BackOff#THREAD_LOCAL_RANDOM})
      */
     public RetryEngine(RetrySettings settings, TimeSource time, RandomGenerator random) {
         this(settings, time, random, RetryListener.NONE);
@@ -86,7 +86,7 @@ public final class RetryEngine {
      * @param settings the retry settings
      * @param time sleeps between attempts
      * @param random the source of jitter, safe for concurrent use (e.g.
-     * {@code ThreadLocalRandom.current()})
+     * {@link BackOff#THREAD_LOCAL_RANDOM})
      * @param listener observes retries and server waits
      */
     public RetryEngine(RetrySettings settings, TimeSource time, RandomGenerator random, RetryListener listener) {

@@ -21,6 +21,15 @@ class BackOffTests {
     private static final RetrySettings SETTINGS = RetrySettings.DEFAULTS;
 
     @Test
+    void twoJvmsDrawDifferentJitter() throws Exception {
+        // A ThreadLocalRandom.current() kept in a field draws from the calling thread's
+        // seed, and the n-th thread of every JVM starts from the same one: instances
+        // retrying at once would all wait the same. The probe shows both.
+        assertThat(JitterProbe.run("captured")).isEqualTo(JitterProbe.run("captured"));
+        assertThat(JitterProbe.run("library")).isNotEqualTo(JitterProbe.run("library"));
+    }
+
+    @Test
     @DisplayName("without jitter the k-th back-off is delay * multiplier^(k-1), capped at maxDelay")
     void growsExponentiallyUpToTheCap() {
         BackOff backOff = new BackOff(SETTINGS.withJitter(Jitter.NONE), fixed(0.5));
