@@ -27,6 +27,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.ai.anthropic.AnthropicChatOptions;
+import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
@@ -42,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * requests per minute). The SDK client itself holds a key neither accepts, so a call
  * succeeds only when the deployment's key replaced it. Each call goes to the deployment
  * that admits it soonest; an overloaded or rate-limited deployment hands its calls to the
- * other, for blocking, streamed and asynchronous requests alike.
+ * other, for blocking, streamed and asynchronous requests alike, and for a Spring AI
+ * {@code ChatClient} on such an SDK client.
  */
 class AnthropicSdkThrottlingDeploymentTests {
 
@@ -163,6 +167,40 @@ class AnthropicSdkThrottlingDeploymentTests {
             assertThat(this.east.stats(SONNET).overloaded()).isEqualTo(1);
             assertThat(this.west.stats(SONNET).successes()).isEqualTo(1);
             assertThat(throttledClient(context).model(WEST).getTotals().snapshot().attempts()).isEqualTo(1);
+        });
+    }
+
+    /**
+     * A Spring AI chat model built on a pre-built SDK client skips Spring AI's OkHttp
+     * customizers: the hook on that client is what throttles and routes its calls.
+     */
+    @Test
+    void aChatClientOnAnSdkClientWithTheHookFailsOverForCallsAndStreams() {
+        this.east.outage(SONNET, Duration.ofMinutes(10));
+        this.runner.run((context) -> {
+            AnthropicClient client = sdkClient(context);
+            AnthropicChatModel chatModel = AnthropicChatModel.builder()
+                .anthropicClient(client)
+                .anthropicClientAsync(client.async())
+                .options(AnthropicChatOptions.builder().model(SONNET).maxTokens(200).build())
+                .build();
+            ChatClient chatClient = ChatClient.create(chatModel);
+            assertThat(chatClient.prompt("Tell me about token buckets.").call().content()).isNotEmpty();
+            List<String> chunks = chatClient.prompt("Tell me about token buckets.")
+                .stream()
+                .content()
+                .collectList()
+                .block(Duration.ofSeconds(30));
+            assertThat(chunks).hasSizeGreaterThan(1);
+            // the call failed over (529); the stream as well, after which two failures in
+            // a row opened east's circuit
+            assertThat(this.east.stats(SONNET).attempts()).isEqualTo(2);
+            assertThat(this.east.stats(SONNET).successes()).isZero();
+            assertThat(this.west.stats(SONNET).successes()).isEqualTo(2);
+            ThrottledClient throttled = throttledClient(context);
+            assertThat(throttled.model(SONNET).getTotals().snapshot().succeeded()).isEqualTo(2);
+            assertThat(throttled.model(WEST).getTotals().snapshot().outputTokens()).isEqualTo(80);
+            assertThat(throttled.model(WEST).getLimiter().state().inFlight()).isZero();
         });
     }
 
