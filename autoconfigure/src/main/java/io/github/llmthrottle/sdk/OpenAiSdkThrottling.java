@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -19,8 +20,10 @@ import com.openai.core.http.HttpResponse;
 import com.openai.errors.OpenAIIoException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderResponse;
+import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +40,12 @@ import org.jspecify.annotations.Nullable;
  * ({@link ThrottledClient#exchange}): admission, calibration, 429 pause, circuit, retries
  * per {@code llm.throttle.retry}, settlement from the JSON body or the stream's events,
  * totals, health and metrics.
+ * <p>
+ * A model served by several deployments
+ * ({@code llm.throttle.clients.NAME.models.MODEL.deployments}) is routed here as through
+ * the {@code RestClient}: each attempt is sent on to the deployment that admits it
+ * soonest, its request rebuilt on that deployment's URL with its API key in the client's
+ * authentication header ({@code Authorization: Bearer}), and fails over to the next.
  * <p>
  * One retry layer: {@code ClientOptions} wraps the given client in the SDK's retry loop,
  * so a retry of the SDK would pass through llm-throttle again. Every response handed back
@@ -118,22 +127,13 @@ public final class OpenAiSdkThrottling {
                     request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")));
             ThrottledResponse<SdkResponse> response;
             try {
-                response = this.client.exchange(providerRequest, () -> send(outgoing, requestOptions));
+                response = this.client.exchange(providerRequest,
+                        new SdkExchange(this.delegate, outgoing, requestOptions));
             }
             catch (IOException ex) {
                 throw new OpenAIIoException(ex.getMessage(), ex);
             }
             return new ThrottledHttpResponse(response);
-        }
-
-        /** One attempt; the SDK's I/O failure as the I/O error the pipeline retries. */
-        private SdkResponse send(HttpRequest request, RequestOptions requestOptions) throws IOException {
-            try {
-                return new SdkResponse(this.delegate.execute(request, requestOptions));
-            }
-            catch (OpenAIIoException ex) {
-                throw (ex.getCause() instanceof IOException io) ? io : new IOException(ex.getMessage(), ex);
-            }
         }
 
         @Override
@@ -146,6 +146,58 @@ public final class OpenAiSdkThrottling {
         @Override
         public void close() {
             this.delegate.close();
+        }
+
+    }
+
+    /**
+     * {@code request} as it goes to a deployment: the target's URI as its base URL, with
+     * no path segments of its own, and the target's query parameters; the target's
+     * headers (the deployment's API key among them) replace the request's of the same
+     * name, case insensitively.
+     * @param request the request as the SDK built it
+     * @param target where the attempt goes
+     * @return the request to send
+     */
+    static HttpRequest redirected(HttpRequest request, ProviderTarget target) {
+        HttpRequest.Builder redirected = request.toBuilder()
+            .baseUrl(SdkCalls.baseUrl(target.uri()))
+            .pathSegments(List.of())
+            .queryParams(SdkCalls.queryParameters(target.uri()));
+        target.headers().forEach(redirected::replaceHeaders);
+        return redirected.build();
+    }
+
+    /**
+     * One attempt through the SDK's HTTP client that this one wraps: as the request says,
+     * or to a deployment of its model (another URL, other authentication headers).
+     */
+    private record SdkExchange(HttpClient delegate, HttpRequest request,
+            RequestOptions requestOptions) implements ProviderExchange<SdkResponse> {
+
+        @Override
+        public SdkResponse execute() throws IOException {
+            return send(this.request);
+        }
+
+        @Override
+        public boolean canRedirect() {
+            return true;
+        }
+
+        @Override
+        public SdkResponse execute(ProviderTarget target) throws IOException {
+            return send(redirected(this.request, target));
+        }
+
+        /** The SDK's I/O failure as the I/O error the pipeline retries. */
+        private SdkResponse send(HttpRequest request) throws IOException {
+            try {
+                return new SdkResponse(this.delegate.execute(request, this.requestOptions));
+            }
+            catch (OpenAIIoException ex) {
+                throw (ex.getCause() instanceof IOException io) ? io : new IOException(ex.getMessage(), ex);
+            }
         }
 
     }

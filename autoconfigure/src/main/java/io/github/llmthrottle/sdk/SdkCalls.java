@@ -1,6 +1,12 @@
 package io.github.llmthrottle.sdk;
 
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -10,8 +16,9 @@ import io.github.llmthrottle.ThrottleContext;
 
 /**
  * What the SDK adapters share whatever the SDK's types: an asynchronous request run on an
- * executor with the caller's {@code @Throttled} context, and how a request asks for a
- * stream of events.
+ * executor with the caller's {@code @Throttled} context, how a request asks for a stream
+ * of events, and how a deployment's URI maps onto an SDK request's base URL and query
+ * parameters.
  */
 final class SdkCalls {
 
@@ -51,6 +58,46 @@ final class SdkCalls {
      */
     static boolean acceptsEventStream(List<String> accepts) {
         return accepts.stream().anyMatch((accept) -> accept.contains(EVENT_STREAM));
+    }
+
+    /**
+     * The base URL an SDK request is rebuilt on to go to {@code uri}: its scheme,
+     * authority and path as they are encoded, without the query. The SDKs append the
+     * request's path segments (none, once rebuilt) and its query parameters to it.
+     * @param uri the full URI the request goes to
+     * @return the base URL
+     */
+    static String baseUrl(URI uri) {
+        String path = (uri.getRawPath() != null) ? uri.getRawPath() : "";
+        return uri.getScheme() + "://" + uri.getRawAuthority() + path;
+    }
+
+    /**
+     * The query parameters of {@code uri}, decoded, in their order (a name given twice
+     * has both values), as an SDK request holds them before it encodes them again.
+     * @param uri the full URI the request goes to
+     * @return the parameters by name, empty when it has no query
+     */
+    static Map<String, List<String>> queryParameters(URI uri) {
+        Map<String, List<String>> parameters = new LinkedHashMap<>();
+        String query = uri.getRawQuery();
+        if (query == null) {
+            return parameters;
+        }
+        for (String parameter : query.split("&")) {
+            if (parameter.isEmpty()) {
+                continue;
+            }
+            int equals = parameter.indexOf('=');
+            String name = decode((equals < 0) ? parameter : parameter.substring(0, equals));
+            String value = (equals < 0) ? "" : decode(parameter.substring(equals + 1));
+            parameters.computeIfAbsent(name, (key) -> new ArrayList<>()).add(value);
+        }
+        return parameters;
+    }
+
+    private static String decode(String encoded) {
+        return URLDecoder.decode(encoded, StandardCharsets.UTF_8);
     }
 
 }
