@@ -7,7 +7,10 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
@@ -28,9 +31,18 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Where to.</b> The request's URI keeps its path below the client's base URL and its
  * query, under the deployment's base URL; the deployment's API key goes in the provider's
- * authentication header, and its own headers are set too.
+ * authentication header, and its own headers are set too. A deployment that sets a
+ * credential header (its API key, or one of its headers) has the request's other
+ * credential headers removed: the caller's key goes only where the caller sent it.
  */
 final class DeploymentRouting {
+
+    /**
+     * The headers that carry an API key or token, in lower case: OpenAI's and most APIs'
+     * {@code Authorization}, Anthropic's {@code x-api-key}, Azure OpenAI's
+     * {@code api-key}.
+     */
+    static final Set<String> CREDENTIAL_HEADERS = Set.of("authorization", "x-api-key", "api-key");
 
     private DeploymentRouting() {
     }
@@ -86,7 +98,21 @@ final class DeploymentRouting {
         if (target.apiKey() != null) {
             headers.putAll(settings.provider().authHeaders(target.apiKey()));
         }
-        return new ProviderTarget(deployment.name, uri, headers);
+        return new ProviderTarget(deployment.name, uri, headers, replacedCredentials(headers.keySet()));
+    }
+
+    /**
+     * The credential headers to take off a request whose deployment sets one of its own:
+     * every other one ({@link #CREDENTIAL_HEADERS}), so that the caller's key (an
+     * {@code Authorization} token beside the deployment's {@code x-api-key}, say) never
+     * reaches the deployment's endpoint; none when the deployment sets no credential.
+     */
+    private static Set<String> replacedCredentials(Set<String> set) {
+        Set<String> names = set.stream().map((name) -> name.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+        if (CREDENTIAL_HEADERS.stream().noneMatch(names::contains)) {
+            return Set.of();
+        }
+        return CREDENTIAL_HEADERS.stream().filter((name) -> !names.contains(name)).collect(Collectors.toSet());
     }
 
     /**

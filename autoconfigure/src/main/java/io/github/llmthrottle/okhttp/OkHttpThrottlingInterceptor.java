@@ -159,6 +159,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         @Override
         public OkHttpProviderResponse execute(ProviderTarget target) throws IOException {
             Request.Builder redirected = this.outgoing.newBuilder().url(HttpUrl.get(target.uri()));
+            target.removedHeaders().forEach(redirected::removeHeader);
             target.headers().forEach(redirected::header);
             return new OkHttpProviderResponse(this.chain.proceed(redirected.build()));
         }

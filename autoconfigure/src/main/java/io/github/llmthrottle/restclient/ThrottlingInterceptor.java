@@ -69,6 +69,7 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
         public RestClientProviderResponse execute(ProviderTarget target) throws IOException {
             HttpHeaders headers = new HttpHeaders();
             headers.putAll(this.request.getHeaders());
+            target.removedHeaders().forEach(headers::remove);
             target.headers().forEach(headers::set);
             HttpRequest redirected = new HttpRequestWrapper(this.request) {
 

@@ -176,6 +176,7 @@ public final class AnthropicSdkThrottling {
             .baseUrl(SdkCalls.baseUrl(target.uri()))
             .replaceAllPathSegments()
             .queryParams(SdkCalls.queryParameters(target.uri()));
+        target.removedHeaders().forEach(redirected::removeHeaders);
         target.headers().forEach(redirected::replaceHeaders);
         return redirected.build();
     }

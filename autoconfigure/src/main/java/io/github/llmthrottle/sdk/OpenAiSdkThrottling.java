@@ -164,6 +164,7 @@ public final class OpenAiSdkThrottling {
             .baseUrl(SdkCalls.baseUrl(target.uri()))
             .pathSegments(List.of())
             .queryParams(SdkCalls.queryParameters(target.uri()));
+        target.removedHeaders().forEach(redirected::removeHeaders);
         target.headers().forEach(redirected::replaceHeaders);
         return redirected.build();
     }

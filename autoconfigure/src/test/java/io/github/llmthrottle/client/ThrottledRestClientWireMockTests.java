@@ -322,6 +322,34 @@ class ThrottledRestClientWireMockTests {
         });
     }
 
+    @Test
+    void aDeploymentWithItsOwnKeyGetsNoneOfTheCallersCredentials() {
+        script(aResponse().withStatus(529).withBody(OVERLOADED));
+        this.otherServer.stubFor(post("/v1/messages").willReturn(okJson()));
+        String deployments = "llm.throttle.clients.anthropic.models.claude-opus-4-7.deployments.";
+        this.runner
+            .withPropertyValues(deployments + "primary.requests-per-minute=100",
+                    deployments + "backup.base-url=http://localhost:" + this.otherServer.port(),
+                    deployments + "backup.api-key=backup-key")
+            .run((context) -> {
+                String answer = context.getBean("anthropicRestClient", RestClient.class)
+                    .post()
+                    .uri("/v1/messages")
+                    .header("Authorization", "Bearer caller-token")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(BODY)
+                    .retrieve()
+                    .body(String.class);
+                assertThat(answer).contains("msg_1");
+                this.server.verify(1,
+                        postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("test-key"))
+                            .withHeader("Authorization", equalTo("Bearer caller-token")));
+                this.otherServer.verify(1,
+                        postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("backup-key"))
+                            .withoutHeader("Authorization"));
+            });
+    }
+
     private static HttpHeaders jsonHeaders() {
         HttpHeaders headers = new HttpHeaders();
         headers.setContentType(MediaType.APPLICATION_JSON);

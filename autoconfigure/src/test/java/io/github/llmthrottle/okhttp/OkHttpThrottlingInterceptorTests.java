@@ -396,6 +396,7 @@ class OkHttpThrottlingInterceptorTests {
             .run((context) -> {
                 Request request = new Request.Builder().url(this.server.baseUrl() + "/v1/messages?beta=true")
                     .header("x-api-key", "primary-key")
+                    .header("Authorization", "Bearer primary-token")
                     .post(RequestBody.create(BODY, JSON))
                     .build();
                 try (Response response = client(context).newCall(request).execute()) {
@@ -404,9 +405,12 @@ class OkHttpThrottlingInterceptorTests {
                 }
                 this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages?beta=true")).withHeader("x-api-key",
                         equalTo("primary-key")));
+                // the backup brings its own key: the caller's credentials stay with the
+                // primary
                 this.otherServer.verify(1,
                         postRequestedFor(urlEqualTo("/v1/messages?beta=true"))
                             .withHeader("x-api-key", equalTo("backup-key"))
+                            .withoutHeader("Authorization")
                             .withRequestBody(equalToJson(BODY)));
                 ThrottledClientModels models = new ThrottledClientModels(context);
                 assertThat(models.attempts("claude-opus-4-7@primary")).isEqualTo(1);

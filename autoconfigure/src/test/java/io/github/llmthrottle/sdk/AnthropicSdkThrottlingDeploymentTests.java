@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import com.anthropic.client.AnthropicClient;
@@ -225,6 +226,22 @@ class AnthropicSdkThrottlingDeploymentTests {
         assertThat(redirected.headers().values("x-api-key")).containsExactly("east-key");
         assertThat(redirected.headers().values("X-Region")).containsExactly("east");
         assertThat(redirected.headers().values("anthropic-version")).isEqualTo(List.of("2023-06-01"));
+    }
+
+    @Test
+    void aRedirectedRequestLosesTheCredentialHeadersTheTargetRemoves() {
+        HttpRequest request = HttpRequest.builder()
+            .method(HttpMethod.POST)
+            .baseUrl("https://api.anthropic.com")
+            .addPathSegments("v1", "messages")
+            .putHeader("Authorization", "Bearer sdk-token")
+            .putHeader("x-api-key", "sdk-key")
+            .build();
+        ProviderTarget target = new ProviderTarget(EAST, URI.create("http://east.example/v1/messages"),
+                Map.of("x-api-key", "east-key"), Set.of("authorization", "api-key"));
+        HttpRequest redirected = AnthropicSdkThrottling.redirected(request, target);
+        assertThat(redirected.headers().values("Authorization")).isEmpty();
+        assertThat(redirected.headers().values("x-api-key")).containsExactly("east-key");
     }
 
     private AnthropicClient sdkClient(ApplicationContext context) {

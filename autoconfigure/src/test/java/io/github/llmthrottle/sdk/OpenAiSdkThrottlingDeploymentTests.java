@@ -3,6 +3,7 @@ package io.github.llmthrottle.sdk;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -193,6 +194,23 @@ class OpenAiSdkThrottlingDeploymentTests {
         assertThat(redirected.queryParams().values("api-version")).containsExactly("2024-10-21");
         assertThat(redirected.headers().values("Authorization")).containsExactly("Bearer east-key");
         assertThat(redirected.headers().values("OpenAI-Organization")).containsExactly("org-b");
+    }
+
+    @Test
+    void aRedirectedRequestLosesTheCredentialHeadersTheTargetRemoves() {
+        HttpRequest request = HttpRequest.builder()
+            .method(HttpMethod.POST)
+            .baseUrl("https://api.openai.com/v1")
+            .addPathSegments("chat", "completions")
+            .putHeader("authorization", "Bearer sdk-key")
+            .build();
+        // an Azure deployment: its key in api-key, the caller's Bearer token must not go
+        ProviderTarget target = new ProviderTarget(EAST,
+                URI.create("https://east.example/openai/deployments/gpt/chat/completions"),
+                Map.of("api-key", "east-key"), Set.of("authorization", "x-api-key"));
+        HttpRequest redirected = OpenAiSdkThrottling.redirected(request, target);
+        assertThat(redirected.headers().values("Authorization")).isEmpty();
+        assertThat(redirected.headers().values("api-key")).containsExactly("east-key");
     }
 
     private OpenAIClient sdkClient(ApplicationContext context) {
