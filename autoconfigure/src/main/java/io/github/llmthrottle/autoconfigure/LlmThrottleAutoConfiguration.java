@@ -157,6 +157,12 @@ public final class LlmThrottleAutoConfiguration {
     static class RequestFactoryConfiguration {
 
         @Bean
+        static ThrottlingRestClientBuilderPostProcessor llmThrottleRestClientBuilderPostProcessor(
+                ObjectProvider<LlmThrottleRegistry> registry, ObjectProvider<ThrottlingInterceptor> interceptor) {
+            return new ThrottlingRestClientBuilderPostProcessor(registry, interceptor);
+        }
+
+        @Bean
         @Order(Ordered.LOWEST_PRECEDENCE)
         ClientHttpRequestFactoryBuilderCustomizer<ClientHttpRequestFactoryBuilder<?>> llmThrottleRequestFactoryBuilderCustomizer(
                 ObjectProvider<LlmThrottleRegistry> registry, ObjectProvider<ThrottlingInterceptor> interceptor) {

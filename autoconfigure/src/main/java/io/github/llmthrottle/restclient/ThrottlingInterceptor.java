@@ -29,6 +29,12 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
     /** Request attribute naming the configured client a request belongs to. */
     public static final String CLIENT_ATTRIBUTE = ThrottlingInterceptor.class.getName() + ".client";
 
+    /**
+     * Set while this thread throttles a call: its attempts pass any further throttling
+     * interceptor below untouched.
+     */
+    private static final ThreadLocal<Boolean> EXCHANGING = new ThreadLocal<>();
+
     private final LlmThrottleRegistry registry;
 
     public ThrottlingInterceptor(LlmThrottleRegistry registry) {
@@ -39,13 +45,21 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
         ThrottledClient client = resolve(request);
-        if (client == null) {
+        if (client == null || EXCHANGING.get() != null) {
+            // another host, or an attempt of a call this thread is already throttling (a
+            // RestClient with the interceptor on a factory that has it too): one pipeline
             return execution.execute(request, body);
         }
         ProviderRequest providerRequest = new ProviderRequest(request.getMethod().name(), request.getURI(),
                 request.getHeaders()::getOrEmpty, body, false);
-        return new ThrottledClientHttpResponse(
-                client.exchange(providerRequest, new RestClientExchange(request, body, execution)));
+        EXCHANGING.set(Boolean.TRUE);
+        try {
+            return new ThrottledClientHttpResponse(
+                    client.exchange(providerRequest, new RestClientExchange(request, body, execution)));
+        }
+        finally {
+            EXCHANGING.remove();
+        }
     }
 
     /**

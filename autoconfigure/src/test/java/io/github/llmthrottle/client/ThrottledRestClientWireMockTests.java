@@ -1,5 +1,6 @@
 package io.github.llmthrottle.client;
 
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -33,6 +34,7 @@ import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.StreamingHttpOutputMessage;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
@@ -300,6 +302,30 @@ class ThrottledRestClientWireMockTests {
     }
 
     @Test
+    void aRestClientGivenItsOwnRequestFactoryIsThrottledStill() {
+        // as LangChain4j's Spring RestClient HTTP client does with Boot's builder
+        script(aResponse().withStatus(503), okJson());
+        this.otherServer.stubFor(post("/upload").willReturn(ok()));
+        this.runner.run((context) -> {
+            RestClient own = context.getBean(RestClient.Builder.class).requestFactory(jdkHttp11()).build();
+            assertThat(callAt(own, "http://localhost:" + this.server.port() + "/v1/messages")).contains("msg_1");
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+            own.post()
+                .uri("http://localhost:" + this.otherServer.port() + "/upload")
+                .contentType(MediaType.APPLICATION_OCTET_STREAM)
+                .body((StreamingHttpOutputMessage.Body) (out) -> out.write(new byte[4096]))
+                .retrieve()
+                .toBodilessEntity();
+            this.otherServer.verify(1, postRequestedFor(urlEqualTo("/upload")).withoutHeader("Content-Length"));
+            RestClient copy = context.getBean(RestClient.Builder.class).clone().requestFactory(jdkHttp11()).build();
+            this.server.resetAll();
+            script(aResponse().withStatus(503), okJson());
+            assertThat(callAt(copy, "http://localhost:" + this.server.port() + "/v1/messages")).contains("msg_1");
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    @Test
     void restTemplatesBuiltByBootAreThrottledToTheConfiguredHost() {
         script(aResponse().withStatus(503), okJson());
         this.runner.run((context) -> {
@@ -348,6 +374,10 @@ class ThrottledRestClientWireMockTests {
                         postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("backup-key"))
                             .withoutHeader("Authorization"));
             });
+    }
+
+    private static JdkClientHttpRequestFactory jdkHttp11() {
+        return new JdkClientHttpRequestFactory(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
     }
 
     private static HttpHeaders jsonHeaders() {
