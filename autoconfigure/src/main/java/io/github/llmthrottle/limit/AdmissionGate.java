@@ -133,13 +133,6 @@ final class AdmissionGate {
         if (modelWait > 0) {
             long until = Nanos.saturatedAdd(now, modelWait);
             waiter.beyondDeadline = until > waiter.deadline;
-            if (waiter.beyondDeadline && this.concurrency.inFlight() == 0) {
-                // Nothing in flight can give tokens back: only time fills the buckets,
-                // and not in time. Fail now, not at the deadline.
-                waiter.fail(new AdmissionTimeoutException(this.limiter.client(), this.limiter.model(), waiter.maxWait,
-                        (modelWait != Long.MAX_VALUE) ? Duration.ofNanos(modelWait) : null));
-                return Long.MAX_VALUE;
-            }
             return holdBack(waiter, Blocker.MODEL, until);
         }
         if (waiter.tenant != null && request.tenant() != null) {
@@ -164,6 +157,23 @@ final class AdmissionGate {
         }
         admit(waiter, reservation, now, this.concurrency.admit());
         return Long.MAX_VALUE;
+    }
+
+    /**
+     * Fails a call marked {@link Waiter#beyondDeadline} at once when nothing can give
+     * tokens back before its deadline: no call of the model is in flight and the buckets
+     * are this instance's alone, so only time fills them, and not in time. It gets the
+     * {@link AdmissionTimeoutException} it would get at its deadline.
+     * @param waiter the call, held back by the model's buckets until {@code until}
+     * @param until when time alone lets it go
+     * @param now the time now, in nanoseconds of the limiter's clock
+     */
+    void failBeyondDeadline(Waiter waiter, long until, long now) {
+        if (this.shared != null || this.concurrency.inFlight() > 0) {
+            return;
+        }
+        waiter.fail(new AdmissionTimeoutException(this.limiter.client(), this.limiter.model(), waiter.maxWait,
+                (until != Long.MAX_VALUE) ? Duration.ofNanos(Nanos.saturatedSubtract(until, now)) : null));
     }
 
     private void admit(Waiter waiter, Reservation reservation, long now, int inFlight) {

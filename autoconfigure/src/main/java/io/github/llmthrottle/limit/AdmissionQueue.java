@@ -165,6 +165,10 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
                 continue;
             }
             long retry = gate.examine(waiter, now);
+            if (waiter.blockedBy == Blocker.MODEL && waiter.beyondDeadline && !isOverCapacity()) {
+                // (over capacity, the call just added is refused as the queue is full)
+                gate.failBeyondDeadline(waiter, retry, now);
+            }
             if (waiter.permit != null || waiter.failure != null) {
                 iterator.remove();
                 counted(waiter, -1);
