@@ -36,6 +36,23 @@ class InterceptorBenchmarkTests {
     }
 
     @Test
+    void onlyTheObservedPathIsObserved() {
+        ObservationBenchmark benchmark = new ObservationBenchmark();
+        benchmark.start();
+        try {
+            assertThat(benchmark.withoutObservationRegistry()).contains("\"output_tokens\":50");
+            for (int i = 0; i < 3; i++) {
+                assertThat(benchmark.withObservationsAsTimers()).contains("\"output_tokens\":50");
+            }
+            assertThat(benchmark.observedMeters().get("llm.throttle.call").timer().count()).isEqualTo(3);
+            assertThat(benchmark.observedMeters().get("llm.throttle.attempt").timer().count()).isEqualTo(3);
+        }
+        finally {
+            benchmark.stop();
+        }
+    }
+
+    @Test
     void theLimiterAdmitsEveryCallAtOnce() throws InterruptedException {
         ModelLimiterBenchmark benchmark = new ModelLimiterBenchmark();
         for (int i = 0; i < 10_000; i++) {
