@@ -27,12 +27,13 @@ public final class SimulatedProvider {
 
     static final ModelLimits OPUS_LIMITS = ModelLimits.of(60, 20_000, 4_000);
 
-    static final ModelLimits SONNET_LIMITS = ModelLimits.of(300, 60_000, 20_000);
+    /** Sonnet's first deployment: two thirds of the model's tokens. */
+    static final ModelLimits SONNET_LIMITS = ModelLimits.of(300, 40_000, 13_000);
 
     static final ModelLimits GPT_LIMITS = ModelLimits.openAi(300, 60_000);
 
-    /** Sonnet's second deployment: fewer requests and tokens than the first. */
-    static final ModelLimits SONNET_EU_LIMITS = ModelLimits.of(120, 30_000, 8_000);
+    /** Sonnet's second deployment: fewer requests, and the other third of the tokens. */
+    static final ModelLimits SONNET_EU_LIMITS = ModelLimits.of(120, 20_000, 7_000);
 
     private SimulatedProvider() {
     }
