@@ -165,13 +165,13 @@
       Object.keys(models).forEach(function (modelName) {
         var id = clientName + '\u0000' + modelName;
         seen.add(id);
+        var state = models[modelName] || {};
         var card = cards.get(id);
         if (!card) {
-          card = createCard(clientName, client.provider, modelName);
+          card = createCard(clientName, client.provider, modelName, state.deploymentOf);
           cards.set(id, card);
           container.appendChild(card.root);
         }
-        var state = models[modelName] || {};
         updateCard(card, state, now);
         var totals = state.totals || {};
         TOTALS.forEach(function (t) { sums[t[0]] += totals[t[0]] || 0; });
@@ -233,15 +233,21 @@
 
   // ---- cards ------------------------------------------------------------------------------
 
-  function createCard(clientName, provider, modelName) {
+  // a deployment (MODEL@DEPLOYMENT) says which model it serves; a model with deployments
+  // counts the calls, its deployments the attempts and tokens
+  function createCard(clientName, provider, modelName, deploymentOf) {
     var root = el('article', { 'class': 'card', 'data-testid': 'model-card', 'data-client': clientName,
       'data-model': modelName });
+    if (deploymentOf) {
+      root.setAttribute('data-deployment-of', deploymentOf);
+    }
 
     var head = el('div', { 'class': 'card-head' });
     var title = el('div');
     title.appendChild(el('h2', { 'class': 'model', 'data-testid': 'model-name' }, modelName));
     title.appendChild(el('div', { 'class': 'client', 'data-testid': 'client-name' },
-      'client ' + clientName + (provider && provider !== clientName ? ' · ' + provider + ' API' : '')));
+      'client ' + clientName + (provider && provider !== clientName ? ' · ' + provider + ' API' : '') +
+      (deploymentOf ? ' · deployment of ' + deploymentOf : '')));
     var badges = el('div', { 'class': 'badges' });
     var paused = el('span', { 'class': 'badge paused', 'data-testid': 'paused-until', hidden: '' });
     var circuit = el('span', { 'class': 'badge unknown', 'data-testid': 'circuit', title: 'circuit breaker state' }, '–');

@@ -1,7 +1,6 @@
 package io.github.llmthrottle.actuate;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -180,9 +179,15 @@ public class LlmThrottleEndpoint {
         if (quotas.isEmpty()) {
             return List.of();
         }
+        // a model's deployments count against the model's quota: no quota of their own
         Map<String, List<String>> models = new LinkedHashMap<>();
         this.registry.getClients()
-            .forEach((name, client) -> models.put(name, new ArrayList<>(new TreeMap<>(client.getModels()).keySet())));
+            .forEach((name, client) -> models.put(name,
+                    new TreeMap<>(client.getModels()).values()
+                        .stream()
+                        .filter((model) -> model.getDeploymentOf() == null)
+                        .map(ThrottledModel::getName)
+                        .toList()));
         return quotas.states(models).stream().map(QuotaDescriptor::of).toList();
     }
 
@@ -210,13 +215,17 @@ public class LlmThrottleEndpoint {
      * estimate)
      * @param remaining what is left
      * @param resetsAt when the window ends and the count starts again from zero
+     * @param exhausted whether nothing is left, or the quota refused the last call that
+     * asked it for tokens in this window
      */
     public record QuotaDescriptor(String scope, @Nullable String client, @Nullable String model,
-            @Nullable String tenant, String window, long limit, long used, long remaining, Instant resetsAt) {
+            @Nullable String tenant, String window, long limit, long used, long remaining, Instant resetsAt,
+            boolean exhausted) {
 
         static QuotaDescriptor of(QuotaState state) {
             return new QuotaDescriptor(state.scope(), state.client(), state.model(), state.tenant(),
-                    state.window().tag(), state.limit(), state.used(), state.remaining(), state.resetsAt());
+                    state.window().tag(), state.limit(), state.used(), state.remaining(), state.resetsAt(),
+                    state.exhausted());
         }
 
     }

@@ -3,6 +3,7 @@ package io.github.llmthrottle.actuate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -10,6 +11,8 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
+import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.limit.TokenQuotas.QuotaState;
 import io.github.llmthrottle.routing.CircuitState;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
@@ -20,9 +23,12 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * The {@code llmThrottle} health component: always {@code UP}, with one entry per client
  * and model in its details saying whether calls flow ({@link ModelHealthState}), when the
- * provider last answered 429 and 529, and until when the model is paused. Throttling is
- * normal operation, so it never turns health {@code DOWN}; put it in the readiness group,
- * not in liveness.
+ * provider last answered 429 and 529, until when the model is paused, and until when its
+ * token quota of the day or month (its own or its client's) is exhausted. A tenant's
+ * exhausted quota concerns that tenant only: it is listed under
+ * {@code exhaustedTenantQuotas} and changes no model's state. Throttling is normal
+ * operation, so it never turns health {@code DOWN}; put it in the readiness group, not in
+ * liveness.
  */
 public final class LlmThrottleHealthIndicator implements HealthIndicator {
 
@@ -64,6 +70,10 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
                 .forEach((name, model) -> models.put(name, details(client.getName(), model, now)));
             health.withDetail(client.getName(), models);
         }
+        Map<String, String> tenants = exhaustedTenantQuotas();
+        if (!tenants.isEmpty()) {
+            health.withDetail("exhaustedTenantQuotas", tenants);
+        }
         return health.build();
     }
 
@@ -71,9 +81,15 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
         LimiterState limiter = model.getLimiter().state();
         ProviderSignals.Snapshot signals = this.signals.of(client, model.getName());
         CircuitState circuit = this.circuits.stateOf(model);
+        // a deployment counts against its model's quota
+        String quotaModel = (model.getDeploymentOf() != null) ? model.getDeploymentOf() : model.getName();
+        TokenQuotas quotas = this.registry.getQuotas();
+        Instant quotaExhaustedUntil = quotas.isEmpty() ? null
+                : exhaustedUntil(quotas.statesOfModel(client, quotaModel), quotas.statesOfClient(client));
         Map<String, Object> details = new LinkedHashMap<>();
-        details.put("state", state(limiter, signals, circuit, now));
+        details.put("state", state(limiter, signals, circuit, quotaExhaustedUntil != null, now));
         details.put("circuit", circuit);
+        putIfSet(details, "quotaExhaustedUntil", quotaExhaustedUntil);
         putIfSet(details, "last429", signals.last429());
         putIfSet(details, "last529", signals.last529());
         putIfSet(details, "lastCredentialsRejected", signals.lastCredentialsRejected());
@@ -83,12 +99,16 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
         return details;
     }
 
-    ModelHealthState state(LimiterState limiter, ProviderSignals.Snapshot signals, CircuitState circuit, Instant now) {
+    ModelHealthState state(LimiterState limiter, ProviderSignals.Snapshot signals, CircuitState circuit,
+            boolean quotaExhausted, Instant now) {
         if (signals.credentialsRejected()) {
             return ModelHealthState.CREDENTIALS_REJECTED;
         }
         if (circuit != CircuitState.CLOSED) {
             return ModelHealthState.CIRCUIT_OPEN;
+        }
+        if (quotaExhausted) {
+            return ModelHealthState.QUOTA_EXHAUSTED;
         }
         if (limiter.pausedUntil() != null || recent(signals.last429(), now)) {
             return ModelHealthState.PROVIDER_THROTTLING;
@@ -100,6 +120,38 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
             return ModelHealthState.QUEUEING;
         }
         return ModelHealthState.OK;
+    }
+
+    /**
+     * Until when calls fail for want of quota: the latest reset of the exhausted quotas
+     * (each must have reset), or {@code null} when none is exhausted.
+     */
+    @SafeVarargs
+    private static @Nullable Instant exhaustedUntil(List<QuotaState>... quotas) {
+        Instant until = null;
+        for (List<QuotaState> list : quotas) {
+            for (QuotaState quota : list) {
+                if (quota.exhausted() && (until == null || quota.resetsAt().isAfter(until))) {
+                    until = quota.resetsAt();
+                }
+            }
+        }
+        return until;
+    }
+
+    /** Each tenant with an exhausted quota and until when. */
+    private Map<String, String> exhaustedTenantQuotas() {
+        TokenQuotas quotas = this.registry.getQuotas();
+        Map<String, String> exhausted = new TreeMap<>();
+        if (!quotas.isEmpty()) {
+            for (String tenant : quotas.tenants()) {
+                Instant until = exhaustedUntil(quotas.statesOfTenant(tenant));
+                if (until != null) {
+                    exhausted.put(tenant, until.toString());
+                }
+            }
+        }
+        return exhausted;
     }
 
     private boolean recent(@Nullable Instant signal, Instant now) {

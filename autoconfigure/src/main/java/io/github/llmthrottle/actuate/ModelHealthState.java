@@ -18,6 +18,12 @@ public enum ModelHealthState {
     CIRCUIT_OPEN,
 
     /**
+     * The token quota of the day or month of the model, or of its client, is exhausted:
+     * its calls fail fast (or go to a fallback) until the window resets.
+     */
+    QUOTA_EXHAUSTED,
+
+    /**
      * The provider answered 429 recently, or the model is paused until the provider's
      * time.
      */

@@ -3,7 +3,9 @@ package io.github.llmthrottle.autoconfigure;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.metrics.GenAiClientMetrics;
+import io.github.llmthrottle.metrics.QuotaMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -20,9 +22,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of llm-throttle's Micrometer meters ({@code llm.*}), when the
- * application has Micrometer and a {@link MeterRegistry}, and of the OpenTelemetry GenAI
- * client metrics ({@code gen_ai.client.*}) when
- * {@code llm.throttle.metrics.gen-ai.enabled=true}.
+ * application has Micrometer and a {@link MeterRegistry} (with the gauges of the token
+ * quotas, {@code llm.quota.*}), and of the OpenTelemetry GenAI client metrics
+ * ({@code gen_ai.client.*}) when {@code llm.throttle.metrics.gen-ai.enabled=true}.
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -38,6 +40,13 @@ public final class LlmThrottleMetricsAutoConfiguration {
     ThrottleMetrics llmThrottleMetrics(MeterRegistry meterRegistry, ThrottleSettings settings, LimiterRegistry limiters,
             LlmThrottleMetricsProperties properties, ObjectProvider<LlmThrottleRegistry> clients) {
         return new ThrottleMetrics(meterRegistry, settings, limiters, properties.toOptions(), clients::getIfAvailable);
+    }
+
+    @Bean
+    @ConditionalOnBean(TokenQuotas.class)
+    @ConditionalOnMissingBean
+    QuotaMetrics llmThrottleQuotaMetrics(MeterRegistry meterRegistry, ThrottleSettings settings, TokenQuotas quotas) {
+        return new QuotaMetrics(meterRegistry, settings, quotas);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -28,6 +29,11 @@ import org.jspecify.annotations.Nullable;
  * {@link TokenQuotaExceededException} for a model's or a client's, with the time until
  * the window resets as its retry-after. Windows are calendar days and months in UTC
  * ({@link QuotaWindow}), read from the wall clock.
+ *
+ * <p>
+ * A quota is exhausted when nothing is left of it, or when it refused the last call that
+ * asked it for tokens in its window (a call's estimate may not fit in what is left):
+ * {@link QuotaState#exhausted()}, which the health indicator reports.
  */
 public final class TokenQuotas {
 
@@ -37,6 +43,12 @@ public final class TokenQuotas {
      * Tenants whose quotas the endpoint shows, the least recently used forgotten beyond.
      */
     private final int maxTrackedTenants;
+
+    /**
+     * Quotas whose refusal is remembered at once: those of the configured models and
+     * clients, and of the tracked tenants, fit many times over.
+     */
+    static final int MAX_REFUSALS = 1_000;
 
     private final QuotaStore store;
 
@@ -49,6 +61,15 @@ public final class TokenQuotas {
 
     /** Tenants that reserved lately, most recently used last. */
     private final LinkedHashMap<String, Boolean> tenants = new LinkedHashMap<>(16, 0.75f, true);
+
+    /** Changed each time a tenant starts or stops being tracked. */
+    private volatile long tenantsVersion;
+
+    /**
+     * The counters that refused the last call asking them, by key, with the end of their
+     * window.
+     */
+    private final Map<String, Instant> refusals = new ConcurrentHashMap<>();
 
     /**
      * Creates the quotas.
@@ -129,7 +150,11 @@ public final class TokenQuotas {
             throw new SharedStoreUnavailableException(client, model, ex.getRetryAfter(), ex);
         }
         if (exceeded >= 0) {
+            refused(quotas.get(exceeded));
             throw exceeded(client, model, tenant, quotas.get(exceeded));
+        }
+        if (!this.refusals.isEmpty()) {
+            counters.forEach((counter) -> this.refusals.remove(counter.key()));
         }
         return new QuotaReservation(this.store, counters, amount);
     }
@@ -149,6 +174,67 @@ public final class TokenQuotas {
             }
             add(states, "client", client, null, null, this.settings.client(client), now);
         });
+        for (String tenant : tenants()) {
+            add(states, "tenant", null, null, tenant, this.settings.tenant(tenant), now);
+        }
+        return states;
+    }
+
+    /**
+     * What is left of a model's own quota, now (not its client's nor its tenants').
+     * @param client the client
+     * @param model the model
+     * @return one state per window with a quota
+     */
+    public List<QuotaState> statesOfModel(String client, String model) {
+        List<QuotaState> states = new ArrayList<>(2);
+        add(states, "model", client, model, null, this.settings.model(client, model), this.clock.instant());
+        return states;
+    }
+
+    /**
+     * What is left of a client's quota (all its models together), now.
+     * @param client the client
+     * @return one state per window with a quota
+     */
+    public List<QuotaState> statesOfClient(String client) {
+        List<QuotaState> states = new ArrayList<>(2);
+        add(states, "client", client, null, null, this.settings.client(client), this.clock.instant());
+        return states;
+    }
+
+    /**
+     * What is left of the quotas of one tenant, now.
+     * @param tenant the tenant
+     * @return one state per window with a quota
+     */
+    public List<QuotaState> statesOfTenant(String tenant) {
+        List<QuotaState> states = new ArrayList<>(2);
+        add(states, "tenant", null, null, tenant, this.settings.tenant(tenant), this.clock.instant());
+        return states;
+    }
+
+    /**
+     * The tokens a quota has counted in the window in force.
+     * @param scope {@code model}, {@code client} or {@code tenant}
+     * @param client the client of a model or client quota, else {@code null}
+     * @param model the model of a model quota, else {@code null}
+     * @param tenant the tenant of a tenant quota, else {@code null}
+     * @param window the window
+     * @return the tokens counted so far (reservations of calls in flight included)
+     */
+    public long used(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
+            QuotaWindow window) {
+        return this.store.used(key(scope, client, model, tenant, window, window.periodOf(this.clock.instant())));
+    }
+
+    /**
+     * The tenants whose quotas are shown: those with a quota of their own, then those
+     * seen lately (at most {@code llm.throttle.max-tracked-names}, the least recently
+     * used forgotten beyond).
+     * @return the tenants
+     */
+    public List<String> tenants() {
         List<String> tenants = new ArrayList<>(this.settings.tenantOverrides().keySet());
         this.tenantsLock.lock();
         try {
@@ -157,10 +243,16 @@ public final class TokenQuotas {
         finally {
             this.tenantsLock.unlock();
         }
-        for (String tenant : tenants) {
-            add(states, "tenant", null, null, tenant, this.settings.tenant(tenant), now);
-        }
-        return states;
+        return tenants;
+    }
+
+    /**
+     * A number that changes each time a tenant starts or stops being tracked, so that a
+     * reader of {@link #tenants()} knows cheaply when to read it again.
+     * @return the version of the tracked tenants
+     */
+    public long tenantsVersion() {
+        return this.tenantsVersion;
     }
 
     private void add(List<QuotaState> states, String scope, @Nullable String client, @Nullable String model,
@@ -169,11 +261,24 @@ public final class TokenQuotas {
             Long limit = quota.limit(window);
             if (limit != null) {
                 QuotaWindow.Period period = window.periodOf(now);
-                long used = this.store.used(key(scope, client, model, tenant, window, period));
-                states.add(new QuotaState(scope, client, model, tenant, window, limit, used, Math.max(0, limit - used),
-                        period.end()));
+                String key = key(scope, client, model, tenant, window, period);
+                long used = this.store.used(key);
+                long remaining = Math.max(0, limit - used);
+                states.add(new QuotaState(scope, client, model, tenant, window, limit, used, remaining, period.end(),
+                        remaining == 0 || this.refusals.containsKey(key)));
             }
         }
+    }
+
+    /** Remembers that a quota refused a call, until its window ends. */
+    private void refused(Quota quota) {
+        if (this.refusals.size() >= MAX_REFUSALS) {
+            this.refusals.values().removeIf((end) -> !end.isAfter(quota.now()));
+            if (this.refusals.size() >= MAX_REFUSALS) {
+                this.refusals.remove(this.refusals.keySet().iterator().next());
+            }
+        }
+        this.refusals.put(quota.counter().key(), quota.period().end());
     }
 
     private List<Quota> quotas(String client, String model, @Nullable String tenant, Instant now) {
@@ -225,7 +330,9 @@ public final class TokenQuotas {
     private void track(String tenant) {
         this.tenantsLock.lock();
         try {
-            this.tenants.put(tenant, Boolean.TRUE);
+            if (this.tenants.put(tenant, Boolean.TRUE) == null) {
+                this.tenantsVersion++;
+            }
             if (this.tenants.size() > this.maxTrackedTenants) {
                 this.tenants.remove(this.tenants.keySet().iterator().next());
             }
@@ -253,9 +360,12 @@ public final class TokenQuotas {
      * flight included)
      * @param remaining what is left
      * @param resetsAt when the window ends and the count starts again from zero
+     * @param exhausted whether nothing is left, or the quota refused the last call that
+     * asked it for tokens in this window: calls counted against it fail until
+     * {@code resetsAt} (or until a call small enough fits)
      */
     public record QuotaState(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
-            QuotaWindow window, long limit, long used, long remaining, Instant resetsAt) {
+            QuotaWindow window, long limit, long used, long remaining, Instant resetsAt, boolean exhausted) {
     }
 
 }

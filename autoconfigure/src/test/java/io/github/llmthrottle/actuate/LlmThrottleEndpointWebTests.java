@@ -93,6 +93,8 @@ class LlmThrottleEndpointWebTests {
             assertThat(model.path("used").asLong()).isPositive();
             assertThat(model.path("remaining").asLong()).isEqualTo(1_000_000 - model.path("used").asLong());
             assertThat(model.path("resetsAt").asString()).endsWith("T00:00:00Z");
+            assertThat(model.path("exhausted").isBoolean()).isTrue();
+            assertThat(model.path("exhausted").asBoolean()).isFalse();
             JsonNode tenant = quotas.get(1);
             assertThat(tenant.path("scope").asString()).isEqualTo("tenant");
             assertThat(tenant.path("tenant").asString()).isEqualTo("acme");

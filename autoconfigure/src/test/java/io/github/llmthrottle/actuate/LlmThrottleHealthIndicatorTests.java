@@ -76,6 +76,17 @@ class LlmThrottleHealthIndicatorTests {
     }
 
     @Test
+    void anExhaustedQuotaWinsOverThrottlingButNotOverAnOpenCircuit() {
+        attempt(Outcome.RATE_LIMITED, 429);
+        assertThat(this.indicator.state(limiter(null, 2), this.signals.of("anthropic", "opus"), CircuitState.CLOSED,
+                true, this.clock.instant()))
+            .isEqualTo(ModelHealthState.QUOTA_EXHAUSTED);
+        assertThat(this.indicator.state(idle(), this.signals.of("anthropic", "opus"), CircuitState.OPEN, true,
+                this.clock.instant()))
+            .isEqualTo(ModelHealthState.CIRCUIT_OPEN);
+    }
+
+    @Test
     void healthIsUpEvenWithoutClients() {
         assertThat(this.indicator.health().getStatus().getCode()).isEqualTo("UP");
     }
@@ -85,7 +96,8 @@ class LlmThrottleHealthIndicatorTests {
     }
 
     private ModelHealthState state(LimiterState limiter, CircuitState circuit) {
-        return this.indicator.state(limiter, this.signals.of("anthropic", "opus"), circuit, this.clock.instant());
+        return this.indicator.state(limiter, this.signals.of("anthropic", "opus"), circuit, false,
+                this.clock.instant());
     }
 
     private static LimiterState idle() {

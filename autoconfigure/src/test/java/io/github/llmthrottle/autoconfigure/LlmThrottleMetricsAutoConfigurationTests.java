@@ -2,6 +2,7 @@ package io.github.llmthrottle.autoconfigure;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.metrics.GenAiClientMetrics;
+import io.github.llmthrottle.metrics.QuotaMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -40,6 +41,20 @@ class LlmThrottleMetricsAutoConfigurationTests {
     }
 
     @Test
+    void registersTheGaugesOfTheTokenQuotas() {
+        this.runner.withPropertyValues("llm.throttle.clients.anthropic.models.opus.tokens-per-month=5000")
+            .run((context) -> {
+                assertThat(context).hasSingleBean(QuotaMetrics.class);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.get("llm.quota.limit")
+                    .tags("client", "anthropic", "model", "opus", "scope", "model", "window", "month")
+                    .gauge()
+                    .value()).isEqualTo(5000);
+                assertThat(registry.get("llm.quota.used").tags("model", "opus").gauge().value()).isZero();
+            });
+    }
+
+    @Test
     void tenantTagIsOptIn() {
         this.runner.withPropertyValues("llm.throttle.metrics.tenant-tag=true")
             .run((context) -> assertThat(context.getBean(MeterRegistry.class).find("llm.calls").meters()).isEmpty());
@@ -48,7 +63,8 @@ class LlmThrottleMetricsAutoConfigurationTests {
     @Test
     void canBeTurnedOff() {
         this.runner.withPropertyValues("llm.throttle.metrics.enabled=false")
-            .run((context) -> assertThat(context).doesNotHaveBean(ThrottleMetrics.class));
+            .run((context) -> assertThat(context).doesNotHaveBean(ThrottleMetrics.class)
+                .doesNotHaveBean(QuotaMetrics.class));
     }
 
     @Test

@@ -289,6 +289,36 @@ class DeploymentsTests {
         });
     }
 
+    @Test
+    void theDeploymentsShareTheirModelsQuotaInTheEndpointTheHealthAndTheMetrics() {
+        // the quota of the models not listed (default-limits) is not one of a
+        // deployment's
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.models." + SONNET + ".tokens-per-day=100000",
+                    "llm.throttle.clients.anthropic.default-limits.tokens-per-day=5000")
+            .run((context) -> {
+                call(restClient(context));
+                LlmThrottleEndpoint endpoint = new LlmThrottleEndpoint(context.getBean(LlmThrottleRegistry.class),
+                        CircuitStateSource.DEFAULT);
+                // one quota, the model's: none shown for a deployment, whose calls count
+                // against the model's
+                assertThat(endpoint.clients().quotas()).singleElement().satisfies((quota) -> {
+                    assertThat(quota.model()).isEqualTo(SONNET);
+                    assertThat(quota.used()).isPositive();
+                    assertThat(quota.exhausted()).isFalse();
+                });
+                MeterRegistry meters = context.getBean(MeterRegistry.class);
+                assertThat(meters.get("llm.quota.used").gauges()).singleElement()
+                    .satisfies((gauge) -> assertThat(gauge.getId().getTag("model")).isEqualTo(SONNET));
+                assertThat(meters.get("llm.quota.used").gauge().value()).isPositive();
+                Health health = context.getBean(LlmThrottleHealthIndicator.class).health();
+                @SuppressWarnings("unchecked")
+                Map<String, Map<String, Object>> models = (Map<String, Map<String, Object>>) health.getDetails()
+                    .get("anthropic");
+                assertThat(models.get(EAST)).containsEntry("state", ModelHealthState.OK);
+            });
+    }
+
     private static RestClient restClient(AssertableApplicationContext context) {
         return context.getBean("anthropicRestClient", RestClient.class);
     }

@@ -185,6 +185,51 @@ class TokenQuotasTests {
     }
 
     @Test
+    void aQuotaIsExhaustedWhenNothingIsLeftOrItRefusedTheLastCallThatAskedIt() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, null)));
+        quotas.reserve("anthropic", "opus", null, 700);
+        assertThat(quotas.statesOfModel("anthropic", "opus").get(0).exhausted()).isFalse();
+        // 300 left, but not enough for this call: calls like it fail until midnight
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 500));
+        assertThat(quotas.statesOfModel("anthropic", "opus").get(0)).satisfies((state) -> {
+            assertThat(state.remaining()).isEqualTo(300);
+            assertThat(state.exhausted()).isTrue();
+        });
+        // a smaller call fits: no longer exhausted, until nothing is left
+        quotas.reserve("anthropic", "opus", null, 100);
+        assertThat(quotas.statesOfModel("anthropic", "opus").get(0).exhausted()).isFalse();
+        quotas.reserve("anthropic", "opus", null, 200);
+        assertThat(quotas.statesOfModel("anthropic", "opus").get(0).exhausted()).isTrue();
+        this.clock.advance(Duration.ofHours(2));
+        assertThat(quotas.statesOfModel("anthropic", "opus").get(0).exhausted()).isFalse();
+    }
+
+    @Test
+    void aRefusalIsForgottenWhenItsWindowEnds() {
+        TokenQuotas quotas = quotas(tenantQuota(new TokenQuota(1_000L, null), Map.of()));
+        assertThatExceptionOfType(TenantQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", "acme", 1_001));
+        assertThat(quotas.statesOfTenant("acme").get(0).exhausted()).isTrue();
+        assertThat(quotas.statesOfTenant("globex").get(0).exhausted()).isFalse();
+        this.clock.advance(Duration.ofHours(2));
+        assertThat(quotas.statesOfTenant("acme").get(0).exhausted()).isFalse();
+    }
+
+    @Test
+    void theTenantsVersionChangesOnlyWhenATenantStartsBeingTracked() {
+        TokenQuotas quotas = quotas(tenantQuota(new TokenQuota(1_000L, null), Map.of()));
+        long version = quotas.tenantsVersion();
+        quotas.reserve("anthropic", "opus", "acme", 1);
+        assertThat(quotas.tenantsVersion()).isNotEqualTo(version);
+        version = quotas.tenantsVersion();
+        quotas.reserve("anthropic", "opus", "acme", 1);
+        quotas.reserve("anthropic", "opus", null, 1);
+        assertThat(quotas.tenantsVersion()).isEqualTo(version);
+        assertThat(quotas.tenants()).containsExactly("acme");
+    }
+
+    @Test
     void withoutQuotasNothingIsCounted() {
         TokenQuotas quotas = TokenQuotas.none();
         assertThat(quotas.isEmpty()).isTrue();

@@ -39,14 +39,21 @@ public class AssistantService {
     }
 
     /**
-     * Answers a person's question now: Opus if it can take the call within 10 s, else
-     * Sonnet, else a cached answer.
+     * Answers a person's question now: Opus if it can take the call within 10 s, else the
+     * OpenAI-compatible provider's model (another client), else Sonnet, else a cached
+     * answer. {@code ThrottleContext.current().getClient()} says which client the
+     * invocation was routed to, and so which API to speak.
      * @param question the question
      * @return the answer
      */
-    @Throttled(client = "anthropic", model = SimulatedProvider.OPUS, fallback = { SimulatedProvider.SONNET },
-            priority = Priority.REALTIME, maxWait = "10s", fallbackMethod = "cachedAnswer")
+    @Throttled(client = "anthropic", model = SimulatedProvider.OPUS,
+            fallback = { "openai:" + SimulatedProvider.GPT, SimulatedProvider.SONNET }, priority = Priority.REALTIME,
+            maxWait = "10s", fallbackMethod = "cachedAnswer")
     public Answer answer(Question question) {
+        ThrottleContext context = ThrottleContext.current();
+        if (context != null && context.getClient().equals("openai")) {
+            return chatCompletion(question.text(), 150);
+        }
         return messages(question.text(), 150);
     }
 
@@ -79,16 +86,21 @@ public class AssistantService {
      */
     @Throttled(client = "openai", priority = Priority.NORMAL, maxWait = "30s")
     public Answer classify(String text) {
+        return chatCompletion("Classify: " + text, 20);
+    }
+
+    private Answer chatCompletion(String prompt, int maxTokens) {
+        String model = model(SimulatedProvider.GPT);
         JsonNode response = this.openai.post()
             .uri("/chat/completions")
             .contentType(MediaType.APPLICATION_JSON)
-            .body(Map.of("model", model(SimulatedProvider.GPT), "max_tokens", 20, "messages",
-                    List.of(Map.of("role", "user", "content", "Classify: " + text))))
+            .body(Map.of("model", model, "max_tokens", maxTokens, "messages",
+                    List.of(Map.of("role", "user", "content", prompt))))
             .retrieve()
             .body(JsonNode.class);
         JsonNode usage = response.path("usage");
         return new Answer(response.path("choices").path(0).path("message").path("content").asString(""),
-                response.path("model").asString(model(SimulatedProvider.GPT)), usage.path("prompt_tokens").asLong(),
+                response.path("model").asString(model), usage.path("prompt_tokens").asLong(),
                 usage.path("completion_tokens").asLong());
     }
 

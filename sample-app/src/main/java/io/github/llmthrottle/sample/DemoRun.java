@@ -3,9 +3,9 @@ package io.github.llmthrottle.sample;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -19,8 +19,6 @@ import java.util.function.Supplier;
 
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
-import io.github.llmthrottle.client.ModelTotals;
-import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.sample.AssistantService.AnalysisJob;
 import io.github.llmthrottle.sample.AssistantService.Document;
 import io.github.llmthrottle.sample.AssistantService.Question;
@@ -32,6 +30,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -44,8 +43,12 @@ import org.springframework.stereotype.Component;
  * The demo: once the application is ready, a burst of mixed calls far above the simulated
  * limits (realtime questions, normal summaries and replies, batch analyses and reports,
  * classifications; two tenants; the replies and reports through Spring AI's
- * {@code ChatClient}, sync and streamed), with a progress bar, then a summary table. The
- * application keeps serving afterwards unless {@code demo.exit-when-done=true}.
+ * {@code ChatClient}, sync and streamed), with a progress bar, then a summary table. On
+ * the way, the simulated providers misbehave: Sonnet's {@code us} deployment answers a
+ * 429 and its {@code eu} deployment is overloaded for a while (Sonnet's calls go on on
+ * the other one), and Opus is out (questions go to the OpenAI-compatible provider,
+ * another client). The application keeps serving afterwards unless
+ * {@code demo.exit-when-done=true}.
  */
 @Component
 public class DemoRun implements DisposableBean {
@@ -60,6 +63,14 @@ public class DemoRun implements DisposableBean {
 
     private static final Duration OUTAGE = Duration.ofSeconds(12);
 
+    private static final Duration EU_OVERLOADED_AFTER = Duration.ofSeconds(4);
+
+    private static final int EU_OVERLOADED_CALLS = 4;
+
+    private static final String SONNET_US = SimulatedProvider.SONNET + "@us";
+
+    private static final String SONNET_EU = SimulatedProvider.SONNET + "@eu";
+
     private final AssistantService assistant;
 
     private final LlmThrottleRegistry registry;
@@ -71,6 +82,8 @@ public class DemoRun implements DisposableBean {
     private final Environment environment;
 
     private final ObjectProvider<LlmSimulator> simulator;
+
+    private final ObjectProvider<LlmSimulator> sonnetEuSimulator;
 
     private final boolean enabled;
 
@@ -100,6 +113,7 @@ public class DemoRun implements DisposableBean {
 
     DemoRun(AssistantService assistant, LlmThrottleRegistry registry, QueueWaitRecorder queueWaits,
             ApplicationContext context, Environment environment, ObjectProvider<LlmSimulator> simulator,
+            @Qualifier("sonnetEuSimulator") ObjectProvider<LlmSimulator> sonnetEuSimulator,
             @Value("${demo.enabled:false}") boolean enabled, @Value("${demo.calls:300}") int calls,
             @Value("${demo.threads:48}") int threads, @Value("${demo.exit-when-done:false}") boolean exitWhenDone) {
         this.assistant = assistant;
@@ -108,6 +122,7 @@ public class DemoRun implements DisposableBean {
         this.context = context;
         this.environment = environment;
         this.simulator = simulator;
+        this.sonnetEuSimulator = sonnetEuSimulator;
         this.enabled = enabled;
         this.calls = calls;
         this.threads = threads;
@@ -179,22 +194,39 @@ public class DemoRun implements DisposableBean {
             ticker.scheduleAtFixedRate(this::printProgress, 0, 250, TimeUnit.MILLISECONDS);
             LlmSimulator provider = this.simulator.getIfAvailable();
             if (provider != null) {
-                // a 429 on Sonnet a few seconds in, although the calls keep to the limits
-                // (another application spending the same organisation's limits): the
-                // model pauses for the server's time, and the call is retried after it
+                // a 429 on Sonnet's us deployment a few seconds in, although the calls
+                // keep
+                // to the limits (another application spending the same organisation's
+                // limits): that deployment pauses for the server's time, and the call
+                // goes
+                // to eu at once
                 ticker.schedule(() -> {
                     this.out.printf("%n(simulated provider: another application spent the organisation's %s "
-                            + "requests; the next call gets a 429 asking for 2 s)%n", SimulatedProvider.SONNET);
+                            + "requests; the next call gets a 429 asking for 2 s)%n", SONNET_US);
                     provider.script(SimulatedProvider.SONNET, Fault.status(429).retryAfter("2"));
                 }, RATE_LIMIT_AFTER.toMillis(), TimeUnit.MILLISECONDS);
                 // an Opus outage a few seconds in: its circuit opens, questions fall back
-                // to Sonnet, and the circuit probes and closes again once the outage is
-                // over
+                // to the OpenAI-compatible provider (another client), and the circuit
+                // probes and closes again once the outage is over
                 ticker.schedule(() -> {
-                    this.out.printf("%n(simulated provider: %s is overloaded for %d s)%n", SimulatedProvider.OPUS,
-                            OUTAGE.toSeconds());
+                    this.out.printf("%n(simulated provider: %s is overloaded for %d s; questions go to openai:%s)%n",
+                            SimulatedProvider.OPUS, OUTAGE.toSeconds(), SimulatedProvider.GPT);
                     provider.outage(SimulatedProvider.OPUS, OUTAGE);
                 }, OUTAGE_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            LlmSimulator sonnetEu = this.sonnetEuSimulator.getIfAvailable();
+            if (sonnetEu != null) {
+                // Sonnet's eu deployment overloaded for a moment: each of its 529s hands
+                // the
+                // attempt to the us deployment at once, without back-off, and eu takes
+                // calls again as soon as it answers (too few failures to open its
+                // circuit)
+                ticker.schedule(() -> {
+                    this.out.printf("%n(simulated provider: %s is overloaded for its next %d calls; each goes to %s)%n",
+                            SONNET_EU, EU_OVERLOADED_CALLS, SONNET_US);
+                    sonnetEu.script(SimulatedProvider.SONNET,
+                            Collections.nCopies(EU_OVERLOADED_CALLS, Fault.overloaded()).toArray(Fault[]::new));
+                }, EU_OVERLOADED_AFTER.toMillis(), TimeUnit.MILLISECONDS);
             }
             List<CompletableFuture<Void>> futures = new ArrayList<>();
             Random random = new Random(7);
@@ -204,7 +236,9 @@ public class DemoRun implements DisposableBean {
             CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
             ticker.shutdownNow();
             printProgress();
-            String table = summaryTable(Duration.ofNanos(System.nanoTime() - start));
+            String table = new DemoSummary(this.registry, this.queueWaits).table(this.calls,
+                    Duration.ofNanos(System.nanoTime() - start), this.outcomes, this.chatClientCalls.get(),
+                    this.chatClientStreams.get());
             this.out.println();
             this.out.println(table);
             this.out.flush();
@@ -281,74 +315,6 @@ public class DemoRun implements DisposableBean {
         this.out.flush();
     }
 
-    private String summaryTable(Duration elapsed) {
-        StringBuilder table = new StringBuilder();
-        table.append(String.format(Locale.ROOT, "==== llm-throttle demo: Summary (%d calls in %.1f s) ====%n",
-                this.calls, elapsed.toMillis() / 1000.0));
-        table.append(String.format(Locale.ROOT, "%-9s %6s %6s %9s %7s %10s  %-22s %-22s%n", "priority", "calls", "ok",
-                "degraded", "failed", "fallbacks", "queue wait p50/95/99", "latency p50/95/99"));
-        for (Priority priority : Priority.values()) {
-            List<Outcome> list = new ArrayList<>(this.outcomes.get(priority));
-            long ok = list.stream().filter((o) -> o.failure() == null && !o.answer().degraded()).count();
-            long degraded = list.stream().filter((o) -> o.failure() == null && o.answer().degraded()).count();
-            long failed = list.stream().filter((o) -> o.failure() != null).count();
-            long fallbacks = list.stream()
-                .filter((o) -> o.answer() != null && priority == Priority.REALTIME
-                        && !SimulatedProvider.OPUS.equals(o.answer().model()) && !o.answer().degraded())
-                .count();
-            long[] latencies = list.stream().mapToLong((o) -> o.latency().toMillis()).sorted().toArray();
-            table.append(String.format(Locale.ROOT, "%-9s %6d %6d %9d %7d %10d  %-22s %-22s%n", priority, list.size(),
-                    ok, degraded, failed, fallbacks, percentiles(this.queueWaits.waitsMillis(priority)),
-                    percentiles(latencies)));
-        }
-        table.append(String.format(Locale.ROOT,
-                "(of which through Spring AI's ChatClient: %d call() at NORMAL, %d stream() at BATCH)%n",
-                this.chatClientCalls.get(), this.chatClientStreams.get()));
-        table.append(String.format(Locale.ROOT, "%n%-10s %-18s %7s %9s %6s %6s %9s %12s %12s%n", "client", "model",
-                "calls", "attempts", "429s", "529s", "retries", "input tok", "output tok"));
-        for (ThrottledClient client : this.registry.getClients().values()) {
-            client.getModels().forEach((name, model) -> {
-                ModelTotals.Snapshot totals = model.getTotals().snapshot();
-                table.append(String.format(Locale.ROOT, "%-10s %-18s %7d %9d %6d %6d %9d %12d %12d%n", client.getName(),
-                        name, totals.calls(), totals.attempts(), totals.rateLimited(), totals.overloaded(),
-                        totals.retries(), totals.inputTokens(), totals.outputTokens()));
-            });
-        }
-        table.append(String.format(Locale.ROOT, "%ntokens admitted against the input limit over %.1f s:%n",
-                elapsed.toMillis() / 1000.0));
-        for (ThrottledClient client : this.registry.getClients().values()) {
-            client.getModels().forEach((name, model) -> {
-                Long itpm = client.getSettings().limitsOf(name).inputTokensPerMinute();
-                if (itpm != null) {
-                    long used = model.getTotals().snapshot().inputTokens();
-                    // a bucket holds one minute's worth, so the most admissible is a full
-                    // bucket plus the refill
-                    double admissible = itpm + itpm * elapsed.toMillis() / 60_000.0;
-                    table.append(String.format(Locale.ROOT, "  %-18s %8d of at most %8.0f (%5.1f%%)%n", name, used,
-                            admissible, 100 * used / admissible));
-                }
-            });
-        }
-        return table.toString();
-    }
-
-    private static String percentiles(long[] sortedMillis) {
-        if (sortedMillis.length == 0) {
-            return "-";
-        }
-        return String.format(Locale.ROOT, "%s/%s/%s", millis(percentile(sortedMillis, 0.50)),
-                millis(percentile(sortedMillis, 0.95)), millis(percentile(sortedMillis, 0.99)));
-    }
-
-    private static long percentile(long[] sorted, double p) {
-        int index = (int) Math.ceil(p * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
-
-    private static String millis(long millis) {
-        return (millis >= 1000) ? String.format(Locale.ROOT, "%.1fs", millis / 1000.0) : millis + "ms";
-    }
-
     private static String words(Random random, int count) {
         String[] vocabulary = { "rate", "limit", "token", "bucket", "model", "queue", "tenant", "priority", "retry",
                 "latency", "provider", "answer", "summary", "analysis", "context", "budget" };
@@ -371,7 +337,14 @@ public class DemoRun implements DisposableBean {
         }
     }
 
-    private record Outcome(@Nullable Answer answer, @Nullable Throwable failure, Duration latency) {
+    /**
+     * How one call of the burst ended.
+     *
+     * @param answer its answer, or {@code null} when it failed
+     * @param failure why it failed, or {@code null}
+     * @param latency how long it took, admission and retries included
+     */
+    record Outcome(@Nullable Answer answer, @Nullable Throwable failure, Duration latency) {
     }
 
     /**

@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(90)
 class DashboardBrowserTest {
 
-    private static final String[] MODELS = { "claude-opus-4-7", "claude-sonnet-4-5", "gpt-4o-mini" };
+    private static final String[] MODELS = { "claude-opus-4-7", "claude-sonnet-4-5", "claude-sonnet-4-5@us",
+            "claude-sonnet-4-5@eu", "gpt-4o-mini" };
 
     private static final Path OUTPUT = Path.of("target", "dashboard-test");
 
@@ -85,6 +86,7 @@ class DashboardBrowserTest {
                 Array.from(document.querySelectorAll('[data-testid=model-card]')).map(card => {
                   const text = id => (card.querySelector('[data-testid="' + id + '"]') || {}).textContent || '';
                   return { client: card.dataset.client, model: card.dataset.model, circuit: text('circuit'),
+                    clientLine: text('client-name'), deploymentOf: card.dataset.deploymentOf || '',
                     requestsLimit: text('limit-requests'), requestsAvailable: text('available-requests'),
                     inputLimit: text('limit-input-tokens'), inFlight: text('in-flight'),
                     queued: text('queue-total'), calls: text('totals-calls'),
@@ -100,6 +102,13 @@ class DashboardBrowserTest {
         assertThat(byModel.get("claude-opus-4-7").path("inputLimit").asString()).isEqualTo("20k");
         assertThat(byModel.get("claude-sonnet-4-5").path("requestsLimit").asString()).isEqualTo("300");
         assertThat(byModel.get("gpt-4o-mini").path("inputLimit").asString()).isEqualTo("40k");
+        // each deployment of Sonnet has its card, saying whose deployment it is, its own
+        // limits
+        assertThat(byModel.get("claude-sonnet-4-5@eu").path("deploymentOf").asString()).isEqualTo("claude-sonnet-4-5");
+        assertThat(byModel.get("claude-sonnet-4-5@eu").path("clientLine").asString())
+            .endsWith("deployment of claude-sonnet-4-5");
+        assertThat(byModel.get("claude-sonnet-4-5@eu").path("requestsLimit").asString()).isEqualTo("120");
+        assertThat(byModel.get("claude-sonnet-4-5").path("deploymentOf").asString()).isEmpty();
         for (JsonNode card : cards) {
             assertThat(card.path("circuit").asString()).as("circuit of %s", card).isIn("CLOSED", "HALF OPEN", "OPEN");
             assertThat(card.path("requestsAvailable").asString()).as("available of %s", card).matches("\\d.*");

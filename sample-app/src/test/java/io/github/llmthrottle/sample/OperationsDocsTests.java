@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link SampleApplicationTests} (one context for both).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "demo.calls=30", "demo.threads=6" })
+        properties = { "demo.calls=30", "demo.threads=6", "llm.throttle.circuit.open-wait=2s" })
 class OperationsDocsTests {
 
     static final Path DASHBOARD = Path.of("..", "docs", "operations", "grafana-dashboard.json");
@@ -74,8 +74,8 @@ class OperationsDocsTests {
         // the panels and rules the operations need, each over llm-throttle's own meters
         assertThat(referenced).contains("llm_calls_seconds_count", "llm_requests_seconds_count",
                 "llm_queue_wait_slo_seconds_bucket", "llm_queue_size", "llm_inflight", "llm_ratelimit_remaining",
-                "llm_circuit_state", "llm_tokens_total", "llm_rejections_total",
-                "gen_ai_client_operation_duration_seconds_bucket");
+                "llm_circuit_state", "llm_tokens_total", "llm_rejections_total", "llm_quota_used_tokens",
+                "llm_quota_limit_tokens", "gen_ai_client_operation_duration_seconds_bucket");
     }
 
     @Test
