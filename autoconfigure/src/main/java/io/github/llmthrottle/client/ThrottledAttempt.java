@@ -385,7 +385,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         Duration pause = (serverWait.compareTo(cap) > 0) ? cap : serverWait;
         this.target.limiter.pause(pause);
         logger.info("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
-                + ((requestId != null) ? ", request id " + requestId : "") + "); every call of the model waits " + pause
+                + ((requestId != null) ? ", request id " + requestId : "") + "); every call of "
+                + ((this.target.deployment != null) ? "this deployment" : "the model") + " waits " + pause
                 + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : ""));
     }
 

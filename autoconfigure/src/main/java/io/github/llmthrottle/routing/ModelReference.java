@@ -62,12 +62,14 @@ public record ModelReference(String client, String model) {
             throw new InvalidReferenceException(
                     "names model '" + model + "' of client '" + prefix + "', which is not configured there",
                     "Use one of " + models.get(prefix) + " after '" + prefix + SEPARATOR
-                            + "', or configure llm.throttle.clients." + prefix + ".models." + model + ".");
+                            + "', or configure llm.throttle.clients." + prefix + ".models." + model
+                            + " (with at least one property: YAML drops an empty '{ }').");
         }
         throw new InvalidReferenceException("is not configured for client '" + client + "'",
                 "Use one of " + modelsOf(client, models) + ", or CLIENT" + SEPARATOR
                         + "MODEL for a model of another client (configured clients: " + models.keySet()
-                        + "), or configure llm.throttle.clients." + client + ".models." + name + ".");
+                        + "), or configure llm.throttle.clients." + client + ".models." + name
+                        + " (with at least one property: YAML drops an empty '{ }').");
     }
 
     private static Set<String> modelsOf(String client, Map<String, Set<String>> models) {
