@@ -51,17 +51,20 @@ final class LangChain4jResponses {
     /**
      * A failure of the SPI's client as the pipeline classifies it. An error response
      * reaches the SPI's caller as an {@link HttpException} with its status and body only
-     * (the SPI drops its headers): it is handed back as that response, retried or not by
-     * its status and body. An I/O error anywhere in the failure's causes is thrown as
-     * that I/O error, which the pipeline retries; anything else is thrown as it is.
+     * (the SPI drops its headers): it is handed back as that response, with the headers
+     * recorded below the SPI where they could be, retried or not by its status and body.
+     * An I/O error anywhere in the failure's causes is thrown as that I/O error, which
+     * the pipeline retries; anything else is thrown as it is.
      * @param failure what the client threw or reported
+     * @param headers the headers of the error response where they could be recorded (the
+     * SPI drops them), else empty
      * @return the error response
      * @throws IOException the I/O error among the failure's causes
      */
-    static LangChain4jResponse fromFailure(Throwable failure) throws IOException {
+    static LangChain4jResponse fromFailure(Throwable failure, Map<String, List<String>> headers) throws IOException {
         if (failure instanceof HttpException http) {
             String message = http.getMessage();
-            return new BufferedResponse(http.statusCode(), Map.of(),
+            return new BufferedResponse(http.statusCode(), headers,
                     ((message != null) ? message : "").getBytes(StandardCharsets.UTF_8));
         }
         for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
@@ -98,9 +101,27 @@ final class LangChain4jResponses {
         headers.putAll(request.headers());
         target.removedHeaders().forEach(headers::remove);
         target.headers().forEach((name, value) -> headers.put(name, List.of(value)));
+        return rebuilt(request, target.uri().toString(), headers);
+    }
+
+    /**
+     * {@code request} with one more header, replacing any of the same name.
+     * @param request the request
+     * @param name the header name
+     * @param value its value
+     * @return the request to send
+     */
+    static HttpRequest withHeader(HttpRequest request, String name, String value) {
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.putAll(request.headers());
+        headers.put(name, List.of(value));
+        return rebuilt(request, request.url(), headers);
+    }
+
+    private static HttpRequest rebuilt(HttpRequest request, String url, Map<String, List<String>> headers) {
         return HttpRequest.builder()
             .method(request.method())
-            .url(target.uri().toString())
+            .url(url)
             .headers(headers)
             .body(request.body())
             .formDataFields(request.formDataFields())

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.http.client.HttpClient;
@@ -46,10 +47,10 @@ import io.github.llmthrottle.client.ThrottledResponse;
  * <p>
  * One retry layer: a LangChain4j chat model retries failures itself ({@code maxRetries},
  * 2 by default), including a throttling failure, so {@code maxRetries(0)} belongs in the
- * same line. LangChain4j's client reports an error response by its status and body only:
- * the headers of a 429 or 529 (its {@code retry-after}, its rate-limit headers) do not
- * reach this hook, so such a retry waits as {@code llm.throttle.retry} says and not as
- * the provider asks.
+ * same line. LangChain4j's SPI reports an error response by its status and body only; for
+ * its default client ({@code JdkHttpClient}) this hook reads the headers below it, so a
+ * 429's {@code retry-after} and rate-limit headers are honoured. Through any other client
+ * they do not reach the hook, and a retry waits as {@code llm.throttle.retry} says.
  * <p>
  * A streamed request ({@code StreamingChatModel}) returns at once, as the SPI requires:
  * it waits for admission, and its events are read and handed to the model's listener, on
@@ -60,6 +61,8 @@ import io.github.llmthrottle.client.ThrottledResponse;
 public final class LangChain4jThrottling {
 
     private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private static final boolean JDK_CLIENT_PRESENT = isPresent("dev.langchain4j.http.client.jdk.JdkHttpClientBuilder");
 
     private final LlmThrottleRegistry registry;
 
@@ -109,6 +112,16 @@ public final class LangChain4jThrottling {
         return new ThrottlingHttpClientBuilder(client, delegate);
     }
 
+    private static boolean isPresent(String className) {
+        try {
+            Class.forName(className, false, LangChain4jThrottling.class.getClassLoader());
+            return true;
+        }
+        catch (ClassNotFoundException | LinkageError ex) {
+            return false;
+        }
+    }
+
     private static ExecutorService daemonThreads() {
         return Executors.newCachedThreadPool((task) -> {
             Thread thread = new Thread(task, "llm-throttle-langchain4j-" + THREADS.incrementAndGet());
@@ -153,7 +166,12 @@ public final class LangChain4jThrottling {
 
         @Override
         public HttpClient build() {
-            return new ThrottlingHttpClient(this.client, this.delegate.build());
+            if (JDK_CLIENT_PRESENT && JdkResponseHeaders.isJdk(this.delegate)) {
+                // LangChain4j's default client: its error responses' headers can be seen
+                JdkResponseHeaders headers = new JdkResponseHeaders();
+                return new ThrottlingHttpClient(this.client, headers.build(this.delegate), headers::open);
+            }
+            return new ThrottlingHttpClient(this.client, this.delegate.build(), () -> AttemptHeaders.NONE);
         }
 
     }
@@ -164,15 +182,18 @@ public final class LangChain4jThrottling {
 
         private final HttpClient delegate;
 
-        ThrottlingHttpClient(ThrottledClient client, HttpClient delegate) {
+        private final Supplier<AttemptHeaders> attemptHeaders;
+
+        ThrottlingHttpClient(ThrottledClient client, HttpClient delegate, Supplier<AttemptHeaders> attemptHeaders) {
             this.client = client;
             this.delegate = delegate;
+            this.attemptHeaders = attemptHeaders;
         }
 
         @Override
         public SuccessfulHttpResponse execute(HttpRequest request) {
             ThrottledResponse<LangChain4jResponse> response = exchange(request, false,
-                    new BlockingExchange(this.delegate, request));
+                    new BlockingExchange(this.delegate, request, this.attemptHeaders));
             try (response) {
                 byte[] body = response.body().readAllBytes();
                 if (!isSuccessful(response.status())) {
@@ -211,7 +232,7 @@ public final class LangChain4jThrottling {
         private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
             ThrottledResponse<LangChain4jResponse> response;
             try {
-                response = exchange(request, true, new StreamingExchange(this.delegate, request));
+                response = exchange(request, true, new StreamingExchange(this.delegate, request, this.attemptHeaders));
             }
             catch (RuntimeException ex) {
                 tell(() -> listener.onError(ex));
@@ -278,8 +299,8 @@ public final class LangChain4jThrottling {
      * One blocking attempt through the delegate: as the request says, or to a deployment
      * of its model.
      */
-    private record BlockingExchange(HttpClient delegate,
-            HttpRequest request) implements ProviderExchange<LangChain4jResponse> {
+    private record BlockingExchange(HttpClient delegate, HttpRequest request,
+            Supplier<AttemptHeaders> attemptHeaders) implements ProviderExchange<LangChain4jResponse> {
 
         @Override
         public LangChain4jResponse execute() throws IOException {
@@ -297,11 +318,13 @@ public final class LangChain4jThrottling {
         }
 
         private LangChain4jResponse send(HttpRequest request) throws IOException {
-            try {
-                return LangChain4jResponses.fromSuccess(this.delegate.execute(request));
-            }
-            catch (RuntimeException ex) {
-                return LangChain4jResponses.fromFailure(ex);
+            try (AttemptHeaders headers = this.attemptHeaders.get()) {
+                try {
+                    return LangChain4jResponses.fromSuccess(this.delegate.execute(headers.tag(request)));
+                }
+                catch (RuntimeException ex) {
+                    return LangChain4jResponses.fromFailure(ex, headers.recorded());
+                }
             }
         }
 
@@ -311,12 +334,12 @@ public final class LangChain4jThrottling {
      * One streamed attempt through the delegate: as the request says, or to a deployment
      * of its model.
      */
-    private record StreamingExchange(HttpClient delegate,
-            HttpRequest request) implements ProviderExchange<LangChain4jResponse> {
+    private record StreamingExchange(HttpClient delegate, HttpRequest request,
+            Supplier<AttemptHeaders> attemptHeaders) implements ProviderExchange<LangChain4jResponse> {
 
         @Override
         public LangChain4jResponse execute() throws IOException {
-            return StreamHandoff.send(this.delegate, this.request);
+            return StreamHandoff.send(this.delegate, this.request, this.attemptHeaders.get());
         }
 
         @Override
@@ -326,7 +349,8 @@ public final class LangChain4jThrottling {
 
         @Override
         public LangChain4jResponse execute(ProviderTarget target) throws IOException {
-            return StreamHandoff.send(this.delegate, LangChain4jResponses.redirected(this.request, target));
+            return StreamHandoff.send(this.delegate, LangChain4jResponses.redirected(this.request, target),
+                    this.attemptHeaders.get());
         }
 
     }

@@ -40,17 +40,21 @@ final class StreamHandoff implements ServerSentEventParser, ServerSentEventListe
      * opens or fails.
      * @param delegate the LangChain4j client that sends it
      * @param request the request
+     * @param headers where the headers of an error response are recorded, if anywhere
      * @return the live response, or an error response with the status and body the client
      * reported
      * @throws IOException on an I/O error, or when interrupted while waiting
      */
-    static LangChain4jResponse send(HttpClient delegate, HttpRequest request) throws IOException {
-        StreamHandoff handoff = new StreamHandoff();
-        delegate.execute(request, handoff, handoff);
-        return handoff.await();
+    static LangChain4jResponse send(HttpClient delegate, HttpRequest request, AttemptHeaders headers)
+            throws IOException {
+        try (headers) {
+            StreamHandoff handoff = new StreamHandoff();
+            delegate.execute(headers.tag(request), handoff, handoff);
+            return handoff.await(headers);
+        }
     }
 
-    private LangChain4jResponse await() throws IOException {
+    private LangChain4jResponse await(AttemptHeaders headers) throws IOException {
         Object result;
         try {
             result = this.outcome.get();
@@ -71,7 +75,7 @@ final class StreamHandoff implements ServerSentEventParser, ServerSentEventListe
         if (result instanceof StreamedResponse response) {
             return response;
         }
-        return LangChain4jResponses.fromFailure((Throwable) result);
+        return LangChain4jResponses.fromFailure((Throwable) result, headers.recorded());
     }
 
     @Override

@@ -169,6 +169,34 @@ class LangChain4jThrottlingTests {
         });
     }
 
+    /**
+     * LangChain4j's JDK client reports a 429 without its headers; the hook reads them
+     * below it, so the retry waits the second the provider asks for, not the 10 ms of
+     * {@code llm.throttle.retry.delay}.
+     */
+    @Test
+    void aRetryWaitsAsTheRetryAfterOfThe429Says() {
+        simulator.simulator().script(GPT, Fault.status(429).retryAfter("1"));
+        this.runner.run((context) -> {
+            long start = System.nanoTime();
+            assertThat(openAi(context, 0).chat(PROMPT)).isNotBlank();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+            assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aStreamRetryWaitsAsTheRetryAfterOfThe429Says() {
+        simulator.simulator().script(CLAUDE, Fault.status(429).retryAfter("1"));
+        this.runner.run((context) -> {
+            long start = System.nanoTime();
+            Collected stream = stream(anthropicStreaming(context), PROMPT);
+            assertThat(stream.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+            assertThat(simulator.simulator().stats(CLAUDE).attempts()).isEqualTo(2);
+        });
+    }
+
     @Test
     void a529IsRetriedByLlmThrottleAndTheStreamThenSucceeds() {
         simulator.simulator().script(CLAUDE, Fault.overloaded());
