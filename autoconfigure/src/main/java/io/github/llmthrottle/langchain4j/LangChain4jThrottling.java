@@ -225,7 +225,7 @@ public final class LangChain4jThrottling {
                 });
             }
             catch (RejectedExecutionException ex) {
-                listener.onError(ex);
+                tell(() -> listener.onError(ex));
             }
         }
 
