@@ -39,7 +39,7 @@ class ArchitectureTests {
     private static final String[] ABOVE_THE_CORE = { "io.github.llmthrottle.autoconfigure..",
             "io.github.llmthrottle.restclient..", "io.github.llmthrottle.annotation..",
             "io.github.llmthrottle.actuate..", "io.github.llmthrottle.metrics..", "io.github.llmthrottle.okhttp..",
-            "io.github.llmthrottle.springai..", "io.github.llmthrottle.sdk.." };
+            "io.github.llmthrottle.springai..", "io.github.llmthrottle.sdk..", "io.github.llmthrottle.langchain4j.." };
 
     /** The main classes of this module (not its tests, not the testkit's classes). */
     private static final JavaClasses CLASSES = new ClassFileImporter()

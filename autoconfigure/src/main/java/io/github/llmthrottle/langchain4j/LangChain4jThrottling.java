@@ -1,0 +1,358 @@
+package io.github.llmthrottle.langchain4j;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.http.client.HttpClient;
+import dev.langchain4j.http.client.HttpClientBuilder;
+import dev.langchain4j.http.client.HttpRequest;
+import dev.langchain4j.http.client.SuccessfulHttpResponse;
+import dev.langchain4j.http.client.sse.ServerSentEventListener;
+import dev.langchain4j.http.client.sse.ServerSentEventParser;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ProviderExchange;
+import io.github.llmthrottle.client.ProviderRequest;
+import io.github.llmthrottle.client.ProviderTarget;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.client.ThrottledResponse;
+
+/**
+ * The one-line hook that throttles a LangChain4j chat model built in code: LangChain4j's
+ * models send every request through the pluggable HTTP client of
+ * {@code langchain4j-http-client}, and this bean wraps the builder of one for a
+ * configured client, <pre class="code">
+ * OpenAiChatModel model = OpenAiChatModel.builder().httpClientBuilder(throttling.httpClientBuilder("openai", JdkHttpClient.builder())).apiKey(key).modelName("gpt-4o-mini").maxRetries(0).build();
+ * </pre> ({@code JdkHttpClient} being LangChain4j's default client, or any other
+ * {@link HttpClientBuilder}). Every request of that model, blocking or streamed, then
+ * goes through that client's call pipeline ({@link ThrottledClient#exchange}): admission,
+ * calibration, 429 pause, circuit, retries per {@code llm.throttle.retry}, settlement
+ * from the JSON body or the stream's events, totals, health and metrics.
+ * <p>
+ * A model served by several deployments
+ * ({@code llm.throttle.clients.NAME.models.MODEL.deployments}) is routed here as through
+ * the {@code RestClient}: each attempt is rebuilt on the URL and headers of the
+ * deployment that admits it soonest, and fails over to the next.
+ * <p>
+ * One retry layer: a LangChain4j chat model retries failures itself ({@code maxRetries},
+ * 2 by default), including a throttling failure, so {@code maxRetries(0)} belongs in the
+ * same line. LangChain4j's SPI reports an error response by its status and body only; for
+ * its default client ({@code JdkHttpClient}) this hook reads the headers below it, so a
+ * 429's {@code retry-after} and rate-limit headers are honoured. Through any other client
+ * they do not reach the hook, and a retry waits as {@code llm.throttle.retry} says.
+ * <p>
+ * A streamed request ({@code StreamingChatModel}) returns at once, as the SPI requires:
+ * it waits for admission, and its events are read and handed to the model's listener, on
+ * a thread of this bean's executor (a cached pool of daemon threads, or the executor
+ * given), with the caller's {@code @Throttled} context. A stream the listener cancels is
+ * closed and settled with what was read, and gives back its permit at once.
+ */
+public final class LangChain4jThrottling {
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private static final boolean JDK_CLIENT_PRESENT = isPresent("dev.langchain4j.http.client.jdk.JdkHttpClientBuilder");
+
+    private final LlmThrottleRegistry registry;
+
+    private final Executor streamExecutor;
+
+    /**
+     * Creates the hook; streamed requests wait and are read on a cached pool of daemon
+     * threads.
+     * @param registry the configured clients
+     */
+    public LangChain4jThrottling(LlmThrottleRegistry registry) {
+        this(registry, daemonThreads());
+    }
+
+    /**
+     * Creates the hook.
+     * @param registry the configured clients
+     * @param streamExecutor where streamed requests wait for admission and are read (one
+     * task for the whole of each stream)
+     */
+    public LangChain4jThrottling(LlmThrottleRegistry registry, Executor streamExecutor) {
+        this.registry = registry;
+        this.streamExecutor = streamExecutor;
+    }
+
+    /**
+     * The LangChain4j HTTP client builder whose clients send every request through
+     * {@code delegate}'s client, throttled by the configured client {@code name}. Its
+     * timeouts are {@code delegate}'s.
+     * @param name a client configured under {@code llm.throttle.clients}
+     * @param delegate the builder of the LangChain4j client that sends the requests
+     * @return the builder to give the model's {@code httpClientBuilder(...)}
+     * @throws IllegalArgumentException when no client is configured under that name, or
+     * {@code delegate} is {@code null}
+     */
+    public HttpClientBuilder httpClientBuilder(String name, HttpClientBuilder delegate) {
+        ThrottledClient client = this.registry.getClient(name);
+        if (client == null) {
+            throw new IllegalArgumentException(
+                    "No llm-throttle client '" + name + "' is configured (llm.throttle.clients." + name
+                            + "); configured: " + this.registry.getClients().keySet());
+        }
+        if (delegate == null) {
+            throw new IllegalArgumentException("The LangChain4j HTTP client builder to throttle for client '" + name
+                    + "' is null; pass the one the model would use, e.g. JdkHttpClient.builder()");
+        }
+        return new ThrottlingHttpClientBuilder(client, delegate);
+    }
+
+    private static boolean isPresent(String className) {
+        try {
+            Class.forName(className, false, LangChain4jThrottling.class.getClassLoader());
+            return true;
+        }
+        catch (ClassNotFoundException | LinkageError ex) {
+            return false;
+        }
+    }
+
+    private static ExecutorService daemonThreads() {
+        return Executors.newCachedThreadPool((task) -> {
+            Thread thread = new Thread(task, "llm-throttle-langchain4j-" + THREADS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** The delegate's builder, whose client is wrapped when built. */
+    private final class ThrottlingHttpClientBuilder implements HttpClientBuilder {
+
+        private final ThrottledClient client;
+
+        private final HttpClientBuilder delegate;
+
+        ThrottlingHttpClientBuilder(ThrottledClient client, HttpClientBuilder delegate) {
+            this.client = client;
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Duration connectTimeout() {
+            return this.delegate.connectTimeout();
+        }
+
+        @Override
+        public HttpClientBuilder connectTimeout(Duration timeout) {
+            this.delegate.connectTimeout(timeout);
+            return this;
+        }
+
+        @Override
+        public Duration readTimeout() {
+            return this.delegate.readTimeout();
+        }
+
+        @Override
+        public HttpClientBuilder readTimeout(Duration timeout) {
+            this.delegate.readTimeout(timeout);
+            return this;
+        }
+
+        @Override
+        public HttpClient build() {
+            if (JDK_CLIENT_PRESENT && JdkResponseHeaders.isJdk(this.delegate)) {
+                // LangChain4j's default client: its error responses' headers can be seen
+                JdkResponseHeaders headers = new JdkResponseHeaders();
+                return new ThrottlingHttpClient(this.client, headers.build(this.delegate), headers::open);
+            }
+            return new ThrottlingHttpClient(this.client, this.delegate.build(), () -> AttemptHeaders.NONE);
+        }
+
+    }
+
+    private final class ThrottlingHttpClient implements HttpClient {
+
+        private final ThrottledClient client;
+
+        private final HttpClient delegate;
+
+        private final Supplier<AttemptHeaders> attemptHeaders;
+
+        ThrottlingHttpClient(ThrottledClient client, HttpClient delegate, Supplier<AttemptHeaders> attemptHeaders) {
+            this.client = client;
+            this.delegate = delegate;
+            this.attemptHeaders = attemptHeaders;
+        }
+
+        @Override
+        public SuccessfulHttpResponse execute(HttpRequest request) {
+            ThrottledResponse<LangChain4jResponse> response = exchange(request, false,
+                    new BlockingExchange(this.delegate, request, this.attemptHeaders));
+            try (response) {
+                byte[] body = response.body().readAllBytes();
+                if (!isSuccessful(response.status())) {
+                    // as the delegate reports an error response that is not retried
+                    throw new HttpException(response.status(), new String(body, StandardCharsets.UTF_8));
+                }
+                return SuccessfulHttpResponse.builder()
+                    .statusCode(response.status())
+                    .headers(response.response().headerMap())
+                    .body(body)
+                    .build();
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        @Override
+        public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
+            // the wait for admission blocks, and the SPI reads the stream on a thread of
+            // its own: both on the executor, with the caller's @Throttled context
+            ThrottleContext context = ThrottleContext.current();
+            try {
+                LangChain4jThrottling.this.streamExecutor.execute(() -> {
+                    try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
+                    }) {
+                        stream(request, parser, listener);
+                    }
+                });
+            }
+            catch (RejectedExecutionException ex) {
+                tell(() -> listener.onError(ex));
+            }
+        }
+
+        private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
+            ThrottledResponse<LangChain4jResponse> response;
+            try {
+                response = exchange(request, true, new StreamingExchange(this.delegate, request, this.attemptHeaders));
+            }
+            catch (RuntimeException ex) {
+                tell(() -> listener.onError(ex));
+                return;
+            }
+            try (response) {
+                InputStream body = response.body();
+                if (!isSuccessful(response.status())) {
+                    HttpException error = new HttpException(response.status(),
+                            new String(body.readAllBytes(), StandardCharsets.UTF_8));
+                    tell(() -> listener.onError(error));
+                    return;
+                }
+                SuccessfulHttpResponse opened = SuccessfulHttpResponse.builder()
+                    .statusCode(response.status())
+                    .headers(response.response().headerMap())
+                    .build();
+                tell(() -> listener.onOpen(opened));
+                // a listener that cancels closes the body: the stream is settled and its
+                // permit given back when the parser stops
+                parser.parse(body, listener);
+                tell(listener::onClose);
+            }
+            catch (IOException | RuntimeException ex) {
+                tell(() -> listener.onError(ex));
+            }
+        }
+
+        /**
+         * One call through the pipeline; a refusal or an I/O error as the SPI's caller
+         * sees them.
+         */
+        private ThrottledResponse<LangChain4jResponse> exchange(HttpRequest request, boolean streaming,
+                ProviderExchange<LangChain4jResponse> exchange) {
+            String body = request.body();
+            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), URI.create(request.url()),
+                    LangChain4jResponses.headers(request.headers()),
+                    (body != null) ? body.getBytes(StandardCharsets.UTF_8) : new byte[0], streaming);
+            try {
+                return this.client.exchange(providerRequest, exchange);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+    }
+
+    private static boolean isSuccessful(int status) {
+        return status >= 200 && status < 300;
+    }
+
+    /** Runs a listener's callback; what it throws does not stop the stream's release. */
+    private static void tell(Runnable callback) {
+        try {
+            callback.run();
+        }
+        catch (RuntimeException ex) {
+            // the listener's own failure: LangChain4j's clients ignore it the same way
+        }
+    }
+
+    /**
+     * One blocking attempt through the delegate: as the request says, or to a deployment
+     * of its model.
+     */
+    private record BlockingExchange(HttpClient delegate, HttpRequest request,
+            Supplier<AttemptHeaders> attemptHeaders) implements ProviderExchange<LangChain4jResponse> {
+
+        @Override
+        public LangChain4jResponse execute() throws IOException {
+            return send(this.request);
+        }
+
+        @Override
+        public boolean canRedirect() {
+            return true;
+        }
+
+        @Override
+        public LangChain4jResponse execute(ProviderTarget target) throws IOException {
+            return send(LangChain4jResponses.redirected(this.request, target));
+        }
+
+        private LangChain4jResponse send(HttpRequest request) throws IOException {
+            try (AttemptHeaders headers = this.attemptHeaders.get()) {
+                try {
+                    return LangChain4jResponses.fromSuccess(this.delegate.execute(headers.tag(request)));
+                }
+                catch (RuntimeException ex) {
+                    return LangChain4jResponses.fromFailure(ex, headers.recorded());
+                }
+            }
+        }
+
+    }
+
+    /**
+     * One streamed attempt through the delegate: as the request says, or to a deployment
+     * of its model.
+     */
+    private record StreamingExchange(HttpClient delegate, HttpRequest request,
+            Supplier<AttemptHeaders> attemptHeaders) implements ProviderExchange<LangChain4jResponse> {
+
+        @Override
+        public LangChain4jResponse execute() throws IOException {
+            return StreamHandoff.send(this.delegate, this.request, this.attemptHeaders.get());
+        }
+
+        @Override
+        public boolean canRedirect() {
+            return true;
+        }
+
+        @Override
+        public LangChain4jResponse execute(ProviderTarget target) throws IOException {
+            return StreamHandoff.send(this.delegate, LangChain4jResponses.redirected(this.request, target),
+                    this.attemptHeaders.get());
+        }
+
+    }
+
+}
