@@ -52,10 +52,9 @@ final class BurstCapacity {
         if (limit == null || limit <= 0 || remaining == null || reset == null) {
             return;
         }
-        long slack = (dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
         long toFull = Math.max(0, Nanos.between(observedAt, reset) - SECOND_NANOS);
         double refill = (double) limit * toFull / MINUTE_NANOS;
-        long bound = (long) Math.min((double) limit, Math.max(0, remaining - slack) + refill);
+        long bound = (long) Math.min((double) limit, ProviderCalibration.least(dimension, remaining) + refill);
         if (bound > 0) {
             this.learned.merge(dimension, bound, Math::max);
         }

@@ -327,31 +327,26 @@ public final class ModelLimiter implements Admission {
     /**
      * Applies what the provider's rate-limit headers said (see
      * {@link ProviderCalibration} for the rule): lower {@code -limit}s govern, lower
-     * {@code -remaining}s pull the buckets down.
+     * {@code -remaining}s pull the buckets down, a rounded one to the least it can mean.
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
-        calibrate(snapshot, false);
+        update((now) -> {
+            this.calibration.apply(snapshot, this.timeSource.instant());
+            this.slowStart.calibrated(now);
+        });
     }
 
     /**
-     * Applies the rate-limit headers of a 429 (rate limited) response. A remaining value
-     * of 0 is taken as exactly 0 rather than "somewhere below 500" (Anthropic rounds to
-     * the nearest thousand): the provider has just said the call does not fit, so
-     * whatever the local bucket still holds is drift (for example the transit time of the
-     * first call after the bucket was full, during which the local bucket refilled and
-     * the provider's did not).
+     * Applies the rate-limit headers of a 429 (rate limited) response, as
+     * {@link #calibrate} does: a remaining 0 empties the bucket (with what it refilled
+     * since), whatever drift let the call go (for example the transit time of the first
+     * call after the bucket was full, during which the local bucket refilled and the
+     * provider's did not).
      * @param snapshot the headers of the 429 response
      */
     public void calibrateRejected(RateLimitSnapshot snapshot) {
-        calibrate(snapshot, true);
-    }
-
-    private void calibrate(RateLimitSnapshot snapshot, boolean rejected) {
-        update((now) -> {
-            this.calibration.apply(snapshot, rejected, this.timeSource.instant());
-            this.slowStart.calibrated(now);
-        });
+        calibrate(snapshot);
     }
 
     /**

@@ -14,21 +14,36 @@ import org.jspecify.annotations.Nullable;
  * the provider's rate-limit headers.
  *
  * <p>
- * {@link #apply(RateLimitSnapshot, boolean, Instant)} applies the provider's headers: a
+ * {@link #apply(RateLimitSnapshot, Instant)} applies the provider's headers: a
  * {@code -limit} lower than the configured limit (or reported where none is configured)
  * governs until {@link #configure(ModelLimits)}; a {@code -remaining} lower than the
  * local bucket pulls the bucket down to it. The provider's numbers never raise a bucket
- * or a limit. Tokens are compared with a slack of 500 when the provider's value is a
- * multiple of 1000 (Anthropic rounds token remaining values to the nearest thousand), and
- * the remaining value is aged by the refill since the response was observed. The rule is
- * local = min(local, serverRemaining): the provider's remaining already includes the
- * reservations of every call it has seen start, so subtracting the local in-flight
- * reservations would count those twice; calls admitted locally that the provider has not
- * seen yet are briefly forgotten, and the next response corrects that. The combined
- * {@code tokens} headers (OpenAI TPM) become a {@link Dimension#TOKENS} bucket that each
- * attempt draws input plus output tokens from, but only when the provider reports no
- * separate input and output limits: Anthropic's {@code tokens} headers repeat the most
- * restrictive of its separate limits and would only double-charge.
+ * or a limit. A token value that is a multiple of 1000 is taken as the least it can mean,
+ * 500 less (Anthropic rounds token remaining values to the nearest thousand), and the
+ * remaining value is aged by the refill since the response was observed. The rule is
+ * local = min(local, least the provider can hold): the provider's remaining already
+ * includes the reservations of every call it has seen start, so subtracting the local
+ * in-flight reservations would count those twice when the provider reports after it saw
+ * them (as it does when its headers come with the answer); calls admitted locally that
+ * the provider has not seen yet are briefly forgotten, and the next response corrects
+ * that. The combined {@code tokens} headers (OpenAI TPM) become a
+ * {@link Dimension#TOKENS} bucket that each attempt draws input plus output tokens from,
+ * but only when the provider reports no separate input and output limits: Anthropic's
+ * {@code tokens} headers repeat the most restrictive of its separate limits and would
+ * only double-charge.
+ *
+ * <p>
+ * Why the least a rounded value can mean, not the nearest or the most: the local bucket
+ * drifts above the provider's when the provider's bucket is full and loses refill that
+ * the local bucket counts (the calls of a burst on their way while the provider's bucket
+ * is still full), or when something else spends from the provider's bucket. A pull-down
+ * that let the local bucket hold the rounding's 500 above the provider's value let such a
+ * drift of up to 1000 tokens stand until a 429 corrected it. Taken at its least, a
+ * rounded value leaves the local bucket above the provider's by at most the calls the
+ * provider had not seen yet. The price is a level, not a rate: the local bucket may sit
+ * up to 1000 tokens below the provider's, which then keeps that much unspent while both
+ * are below their capacities (once; both refill at the same rate), a second of refill at
+ * 60,000 a minute.
  *
  * <p>
  * The same headers tell the burst the provider can take ({@link BurstCapacity}): when its
@@ -106,11 +121,9 @@ final class ProviderCalibration {
     /**
      * Applies the headers of one response (see the class description).
      * @param snapshot the headers
-     * @param rejected whether the response was a 429, whose remaining 0 is taken as
-     * exactly 0
      * @param now the wall-clock time now, to age the snapshot by
      */
-    void apply(RateLimitSnapshot snapshot, boolean rejected, Instant now) {
+    void apply(RateLimitSnapshot snapshot, Instant now) {
         if (this.lastSnapshot == null || !snapshot.observedAt().isBefore(this.lastSnapshot.observedAt())) {
             this.lastSnapshot = snapshot;
         }
@@ -131,11 +144,11 @@ final class ProviderCalibration {
         applyLimits();
         // The time since the provider answered, on the wall clock its date was read from.
         long elapsed = Math.max(0, Nanos.between(snapshot.observedAt(), now));
-        pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), elapsed, rejected);
-        pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), elapsed, rejected);
-        pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), elapsed, rejected);
+        pullDown(Dimension.REQUESTS, snapshot.requestsRemaining(), elapsed);
+        pullDown(Dimension.INPUT_TOKENS, snapshot.inputTokensRemaining(), elapsed);
+        pullDown(Dimension.OUTPUT_TOKENS, snapshot.outputTokensRemaining(), elapsed);
         if (combinedOnly) {
-            pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), elapsed, rejected);
+            pullDown(Dimension.TOKENS, snapshot.tokensRemaining(), elapsed);
         }
     }
 
@@ -171,16 +184,23 @@ final class ProviderCalibration {
         }
     }
 
-    private void pullDown(Dimension dimension, @Nullable Long remaining, long elapsed, boolean rejected) {
+    private void pullDown(Dimension dimension, @Nullable Long remaining, long elapsed) {
         TokenBucket bucket = this.buckets.get(dimension);
         if (bucket == null || remaining == null) {
             return;
         }
-        boolean exhausted = rejected && remaining <= 0;
-        long slack = (!exhausted && dimension != Dimension.REQUESTS && remaining % 1000 == 0) ? ROUNDING_SLACK : 0;
         long refilled = (long) Math.min((double) bucket.capacity(),
                 (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        bucket.limitTo(Dimension.saturatedAdd(Dimension.saturatedAdd(Math.max(remaining, 0), slack), refilled));
+        bucket.limitTo(Dimension.saturatedAdd(least(dimension, remaining), refilled));
+    }
+
+    /**
+     * The least the provider can hold when it reports {@code remaining}: a token value
+     * rounded to the nearest thousand may stand for 500 less.
+     */
+    static long least(Dimension dimension, long remaining) {
+        boolean rounded = dimension != Dimension.REQUESTS && remaining % 1000 == 0;
+        return Math.max(0, rounded ? remaining - ROUNDING_SLACK : remaining);
     }
 
 }

@@ -8,10 +8,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The handle of one bucket of a {@link RedisBucketStore}: its limit, with the version
- * Redis orders limits by; what the last answer about it said (Redis's, or the local
- * fallback's), refilled since, which is what {@link #availableTokens()} and
- * {@link #nanosToWaitFor(long)} answer without asking Redis; and its changes, which the
- * store sends without waiting. Only {@link #tryConsume(long)} waits for Redis.
+ * Redis orders limits by; the provider's burst this instance learned
+ * ({@link #limitBurst(long)}), which every command about the bucket carries so that the
+ * shared bucket holds no more than it ({@link RedisBucketScript}); what the last answer
+ * about it said (Redis's, or the local fallback's: the level, and the burst the shared
+ * bucket is held at, whichever instance learned it), refilled since, which is what
+ * {@link #availableTokens()}, {@link #burstCapacity()} and {@link #nanosToWaitFor(long)}
+ * answer without asking Redis; and its changes, which the store sends without waiting.
+ * Only {@link #tryConsume(long)} waits for Redis.
  */
 final class RedisBucket implements TokenBucket {
 
@@ -30,6 +34,9 @@ final class RedisBucket implements TokenBucket {
 
     private volatile Limit limit;
 
+    /** The provider's burst learned here, {@code 0} for none. */
+    private volatile long burst;
+
     private final AtomicReference<@Nullable Level> level = new AtomicReference<>();
 
     RedisBucket(RedisBucketStore store, String redisKey, String key, long limitPerMinute) {
@@ -42,6 +49,15 @@ final class RedisBucket implements TokenBucket {
     /** The limit and its version. */
     Limit limit() {
         return this.limit;
+    }
+
+    /**
+     * The provider's burst this instance learned, when it is below the capacity;
+     * {@code 0} for none.
+     */
+    long burst() {
+        long known = this.burst;
+        return (known > 0 && known < capacity()) ? known : 0;
     }
 
     @Override
@@ -73,12 +89,11 @@ final class RedisBucket implements TokenBucket {
         if (tokens <= 0) {
             return 0;
         }
-        long capacity = capacity();
-        if (tokens > capacity) {
+        if (tokens > burstCapacity()) {
             return Long.MAX_VALUE;
         }
         double lacking = tokens - tokensNow();
-        return (lacking <= 0) ? 0 : (long) Math.ceil(lacking * MINUTE_NANOS / capacity);
+        return (lacking <= 0) ? 0 : (long) Math.ceil(lacking * MINUTE_NANOS / capacity());
     }
 
     @Override
@@ -111,16 +126,56 @@ final class RedisBucket implements TokenBucket {
         }
     }
 
-    /** Records what the bucket held at a time, unless a later answer is known. */
-    void observe(double tokens, long atMicros) {
-        Level observed = new Level(tokens, atMicros);
+    /**
+     * The most the bucket holds at once: its capacity, or less when this instance learned
+     * the provider's burst or the last answer said the shared bucket is held at one
+     * (another instance's).
+     */
+    @Override
+    public long burstCapacity() {
+        long most = capacity();
+        long learned = burst();
+        if (learned > 0) {
+            most = Math.min(most, learned);
+        }
+        Level known = this.level.get();
+        if (known != null && known.cap() > 0) {
+            most = Math.min(most, known.cap());
+        }
+        return most;
+    }
+
+    /**
+     * Caps the shared bucket at the provider's burst, learned here: sent to Redis now, so
+     * that the other instances see it at once, and with every later command. A lifted cap
+     * (none learned, or a whole minute's worth) is not sent: the burst another instance
+     * learned may still hold.
+     */
+    @Override
+    public void limitBurst(long burst) {
+        long wanted = (burst > 0 && burst < capacity()) ? burst : 0;
+        if (wanted != this.burst) {
+            this.burst = wanted;
+            if (wanted > 0) {
+                this.store.change(this, Operation.ADJUST, 0);
+            }
+        }
+    }
+
+    /**
+     * Records what the bucket held at a time, and the burst it is held at ({@code 0} for
+     * none), unless a later answer is known.
+     */
+    void observe(double tokens, long atMicros, long cap) {
+        Level observed = new Level(tokens, atMicros, cap);
         this.level.accumulateAndGet(observed,
                 (known, next) -> (known == null || next.atMicros() >= known.atMicros()) ? next : known);
     }
 
     /** Records what the local bucket standing in for this one holds now. */
     void observeLocal(TokenBucket local) {
-        observe(local.availableTokens(), this.store.nowMicros());
+        long cap = local.burstCapacity();
+        observe(local.availableTokens(), this.store.nowMicros(), (cap < local.capacity()) ? cap : 0);
     }
 
     /**
@@ -129,25 +184,30 @@ final class RedisBucket implements TokenBucket {
      */
     private double tokensNow() {
         Level known = this.level.get();
-        double capacity = capacity();
-        if (known == null || known.tokens() >= capacity) {
-            return capacity;
+        double most = burstCapacity();
+        if (known == null || known.tokens() >= most) {
+            return most;
         }
         long elapsed = Math.max(0, this.store.nowMicros() - known.atMicros());
-        return Math.min(capacity, known.tokens() + elapsed * capacity / MINUTE_MICROS);
+        return Math.min(most, known.tokens() + elapsed * (double) capacity() / MINUTE_MICROS);
     }
 
     @Override
     public String toString() {
-        return "RedisBucket[key=" + this.redisKey + ", capacity=" + capacity() + "]";
+        long most = burstCapacity();
+        return "RedisBucket[key=" + this.redisKey + ", capacity=" + capacity()
+                + ((most < capacity()) ? ", burst=" + most : "") + "]";
     }
 
     /** A limit and the version it was set with. */
     record Limit(long perMinute, long version) {
     }
 
-    /** What a bucket held at a time (microseconds of the wall clock). */
-    private record Level(double tokens, long atMicros) {
+    /**
+     * What a bucket held at a time (microseconds of the wall clock), and the burst it was
+     * held at ({@code 0} for none).
+     */
+    private record Level(double tokens, long atMicros, long cap) {
     }
 
 }

@@ -24,28 +24,40 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
  * unchanged: two round trips per operation, more under contention), so the buckets of one
  * admission could neither be taken atomically nor in one round trip. The script keeps
  * Bucket4j's model of the local store: capacity one minute's worth of the limit, greedy
- * (continuous) refill, a newer limit replacing an older one with the tokens kept.
+ * (continuous) refill, a newer limit replacing an older one with the tokens kept, and the
+ * cap at the provider's burst.
  *
  * <p>
  * Each bucket is a hash under its own key: {@code t} tokens (may be negative after an
  * overdraft), {@code ts} the time of {@code t} (microseconds of the callers' wall clock),
  * {@code c} the capacity per minute and {@code v} its version (a newer version from any
- * instance replaces the capacity, keeping the tokens within it). An absent bucket is
- * created full; every bucket written expires 10 s after it would be full again. Time is
- * the caller's, as with Bucket4j's client-side clock, so that instances agree as far as
- * their clocks do, and a time earlier than the bucket's is taken as no time passed.
- * Arguments: the operation, the time, how many of the keys are the model's, then the
- * capacity, version and amount of each key.
+ * instance replaces the capacity, keeping the tokens within it), and {@code b} the burst
+ * the provider can take, learned from its headers ({@link BurstCapacity}; {@code 0} for
+ * none). A bucket holds at most its burst when one below its capacity is known, refilling
+ * at the capacity per minute, as a local bucket capped by
+ * {@link TokenBucket#limitBurst(long)} does. Every instance sends the burst it learned
+ * with each command ({@code 0} if none), and the bucket keeps the largest: each is a
+ * lower bound of the same provider's bucket, so the largest is still one, and an instance
+ * that learned nothing yet (starting, or sending no calls) is capped all the same. A
+ * newer capacity version forgets the stored burst (the limits were configured anew),
+ * which the next commands of the instances that still know theirs send again; a burst no
+ * instance knows any more stays until the key expires (it only holds the bucket lower).
+ * An absent bucket is created full; every bucket written expires 10 s after it would be
+ * full again. Time is the caller's, as with Bucket4j's client-side clock, so that
+ * instances agree as far as their clocks do, and a time earlier than the bucket's is
+ * taken as no time passed. Arguments: the operation, the time, how many of the keys are
+ * the model's, then the capacity, version, burst and amount of each key.
  * <ul>
  * <li>{@code take}: takes the amount of every bucket if each holds it, otherwise nothing,
  * and answers how long the model's and the tenant's buckets need to hold it
- * (microseconds, {@code -1} for an amount above the capacity);</li>
+ * (microseconds, {@code -1} for an amount above the burst or capacity);</li>
  * <li>{@code adjust}: takes the amount of every bucket whatever it holds (a negative
- * amount gives back, never above the capacity);</li>
+ * amount gives back, never above the burst or capacity);</li>
  * <li>{@code cap}: lowers every bucket to at most the amount.</li>
  * </ul>
  * The answer: {@code 1} if taken (always for {@code adjust} and {@code cap}), the model's
- * and the tenant's waits, then what each bucket holds, rounded down.
+ * and the tenant's waits, then what each bucket holds, rounded down, then the burst each
+ * is held at ({@code 0} for none).
  *
  * <p>
  * In a Redis Cluster all keys of one script must be in one slot: the bucket keys of one
@@ -60,25 +72,29 @@ final class RedisBucketScript {
             local models = tonumber(ARGV[3])
             local MINUTE = 60000000
             local n = #KEYS
-            local t, c, v, ts, a = {}, {}, {}, {}, {}
+            local t, c, v, b, k, ts, a = {}, {}, {}, {}, {}, {}, {}
             for i = 1, n do
-              local j = 4 + (i - 1) * 3
-              local capacity, version = tonumber(ARGV[j]), tonumber(ARGV[j + 1])
-              a[i] = tonumber(ARGV[j + 2])
-              local s = redis.call('HMGET', KEYS[i], 't', 'ts', 'c', 'v')
-              local tokens, stamp, sc, sv = tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4])
+              local j = 4 + (i - 1) * 4
+              local capacity, version, burst = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2])
+              a[i] = tonumber(ARGV[j + 3])
+              local s = redis.call('HMGET', KEYS[i], 't', 'ts', 'c', 'v', 'b')
+              local tokens, stamp, sc, sv, sb = tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4]), tonumber(s[5])
               ts[i] = s[2]
               if tokens == nil or stamp == nil or sc == nil or sv == nil then
-                tokens, stamp, sc, sv, ts[i] = capacity, now, capacity, version, ARGV[2]
+                tokens, stamp, sc, sv, sb, ts[i] = nil, now, capacity, version, 0, ARGV[2]
               elseif version > sv then
-                sc, sv = capacity, version
-                if tokens > sc then tokens = sc end
+                sc, sv, sb = capacity, version, 0
               end
+              if sb == nil then sb = 0 end
+              if burst > sb and burst < sc then sb = burst end
+              local cap = sc
+              if sb > 0 and sb < sc then cap = sb end
+              if tokens == nil or tokens > cap then tokens = cap end
               if now > stamp then
-                if tokens < sc then tokens = math.min(sc, tokens + (now - stamp) * sc / MINUTE) end
+                if tokens < cap then tokens = math.min(cap, tokens + (now - stamp) * sc / MINUTE) end
                 ts[i] = ARGV[2]
               end
-              t[i], c[i], v[i] = tokens, sc, sv
+              t[i], c[i], v[i], b[i], k[i] = tokens, sc, sv, sb, cap
             end
             local taken, modelWait, tenantWait = 1, 0, 0
             if op == 'take' then
@@ -86,7 +102,7 @@ final class RedisBucketScript {
                 if a[i] > t[i] then
                   taken = 0
                   local wait = -1
-                  if a[i] <= c[i] then wait = math.ceil((a[i] - t[i]) * MINUTE / c[i]) end
+                  if a[i] <= k[i] then wait = math.ceil((a[i] - t[i]) * MINUTE / c[i]) end
                   if i <= models then
                     if modelWait >= 0 and (wait < 0 or wait > modelWait) then modelWait = wait end
                   elseif tenantWait >= 0 and (wait < 0 or wait > tenantWait) then
@@ -98,7 +114,7 @@ final class RedisBucketScript {
                 for i = 1, n do t[i] = t[i] - a[i] end
               end
             elseif op == 'adjust' then
-              for i = 1, n do t[i] = math.min(c[i], t[i] - a[i]) end
+              for i = 1, n do t[i] = math.min(k[i], t[i] - a[i]) end
             elseif op == 'cap' then
               for i = 1, n do
                 if t[i] > a[i] then t[i] = a[i] end
@@ -107,11 +123,12 @@ final class RedisBucketScript {
             local reply = {taken, modelWait, tenantWait}
             for i = 1, n do
               local ttl = 10000
-              if t[i] < c[i] then ttl = ttl + math.ceil((c[i] - t[i]) * 60000 / c[i]) end
+              if t[i] < k[i] then ttl = ttl + math.ceil((k[i] - t[i]) * 60000 / c[i]) end
               redis.call('HSET', KEYS[i], 't', string.format('%.17g', t[i]), 'ts', ts[i],
-                'c', string.format('%.17g', c[i]), 'v', string.format('%.17g', v[i]))
+                'c', string.format('%.17g', c[i]), 'v', string.format('%.17g', v[i]), 'b', string.format('%.17g', b[i]))
               redis.call('PEXPIRE', KEYS[i], ttl)
               reply[3 + i] = math.floor(t[i])
+              if k[i] < c[i] then reply[3 + n + i] = math.floor(k[i]) else reply[3 + n + i] = 0 end
             end
             return reply
             """;
@@ -123,28 +140,32 @@ final class RedisBucketScript {
     }
 
     /**
-     * Runs the script: {@code EVALSHA}, and {@code EVAL} in the rare case that the server
-     * does not know it (restarted, or its scripts flushed).
+     * Runs the script on the buckets of the given handles, with the limit, its version
+     * and the learned burst each handle holds now: {@code EVALSHA}, and {@code EVAL} in
+     * the rare case that the server does not know it (restarted, or its scripts flushed).
      * @param commands the connection's commands
      * @param operation what to do
      * @param nowMicros the time now, microseconds since the epoch
-     * @param modelBuckets how many of the keys are the model's (for the waits of a take)
-     * @param keys the buckets' keys
-     * @param capacities the capacity of each, per minute
-     * @param versions the version of each capacity
+     * @param modelBuckets how many of the buckets are the model's (for the waits of a
+     * take)
+     * @param buckets the buckets
      * @param amounts the amount of each
      * @return the answer, when it comes
      */
     static CompletableFuture<Reply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
-            long nowMicros, int modelBuckets, String[] keys, long[] capacities, long[] versions, long[] amounts) {
-        String[] args = new String[3 + 3 * keys.length];
+            long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts) {
+        String[] keys = new String[buckets.length];
+        String[] args = new String[3 + 4 * buckets.length];
         args[0] = operation.argument;
         args[1] = Long.toString(nowMicros);
         args[2] = Integer.toString(modelBuckets);
-        for (int i = 0; i < keys.length; i++) {
-            args[3 + 3 * i] = Long.toString(capacities[i]);
-            args[4 + 3 * i] = Long.toString(versions[i]);
-            args[5 + 3 * i] = Long.toString(amounts[i]);
+        for (int i = 0; i < buckets.length; i++) {
+            RedisBucket.Limit limit = buckets[i].limit();
+            keys[i] = buckets[i].redisKey;
+            args[3 + 4 * i] = Long.toString(limit.perMinute());
+            args[4 + 4 * i] = Long.toString(limit.version());
+            args[5 + 4 * i] = Long.toString(buckets[i].burst());
+            args[6 + 4 * i] = Long.toString(amounts[i]);
         }
         CompletableFuture<List<Object>> answer = commands
             .<List<Object>>evalsha(DIGEST, ScriptOutputType.MULTI, keys, args)
@@ -196,18 +217,21 @@ final class RedisBucketScript {
      * never
      * @param tenantWaitMicros the same for the tenant's
      * @param levels what each bucket holds now, rounded down
+     * @param caps the provider's burst each bucket is held at, {@code 0} for none
      */
-    record Reply(boolean taken, long modelWaitMicros, long tenantWaitMicros, long[] levels) {
+    record Reply(boolean taken, long modelWaitMicros, long tenantWaitMicros, long[] levels, long[] caps) {
 
         static Reply of(List<Object> reply, int buckets) {
-            if (reply.size() != 3 + buckets) {
+            if (reply.size() != 3 + 2 * buckets) {
                 throw new IllegalStateException("Unexpected answer of the bucket script: " + reply);
             }
             long[] levels = new long[buckets];
+            long[] caps = new long[buckets];
             for (int i = 0; i < buckets; i++) {
                 levels[i] = (Long) reply.get(3 + i);
+                caps[i] = (Long) reply.get(3 + buckets + i);
             }
-            return new Reply((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), levels);
+            return new Reply((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), levels, caps);
         }
 
     }

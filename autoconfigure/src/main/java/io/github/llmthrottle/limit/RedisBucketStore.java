@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * Buckets shared by every instance that uses the same Redis server
  * ({@code llm.throttle.store=redis}), over a Lettuce connection of its own. Each bucket
  * is one Redis key ({@code keyPrefix + ":" + key}) with the same model as a local bucket
- * (capacity one minute's worth of the limit, refilled continuously), and one
+ * (capacity one minute's worth of the limit, refilled continuously, held at the
+ * provider's burst once an instance has learned it from the provider's headers), and one
  * {@link RedisBucketScript} does everything to them: an admission takes all of its
  * buckets, its model's and its tenant's, atomically in one round trip, or none
  * ({@link #take}). Keys expire once their bucket would be full again (an absent bucket is
@@ -243,17 +244,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
             RedisBucket[] buckets, long[] amounts) {
-        String[] keys = new String[buckets.length];
-        long[] capacities = new long[buckets.length];
-        long[] versions = new long[buckets.length];
-        for (int i = 0; i < buckets.length; i++) {
-            RedisBucket.Limit limit = buckets[i].limit();
-            keys[i] = buckets[i].redisKey;
-            capacities[i] = limit.perMinute();
-            versions[i] = limit.version();
-        }
-        return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, keys, capacities,
-                versions, amounts);
+        return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, buckets, amounts);
     }
 
     /**
@@ -314,7 +305,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private static void observe(RedisBucket[] buckets, Reply reply, long atMicros) {
         for (int i = 0; i < buckets.length; i++) {
-            buckets[i].observe(reply.levels()[i], atMicros);
+            buckets[i].observe(reply.levels()[i], atMicros, reply.caps()[i]);
         }
     }
 
@@ -352,9 +343,14 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         }
     }
 
-    /** The local bucket that stands in for {@code bucket} while Redis does not answer. */
+    /**
+     * The local bucket that stands in for {@code bucket} while Redis does not answer,
+     * capped as the shared one is.
+     */
     private TokenBucket local(RedisBucket bucket) {
-        return this.local.bucket(bucket.key, bucket.capacity());
+        TokenBucket local = this.local.bucket(bucket.key, bucket.capacity());
+        local.limitBurst(bucket.burstCapacity());
+        return local;
     }
 
     long nowMicros() {

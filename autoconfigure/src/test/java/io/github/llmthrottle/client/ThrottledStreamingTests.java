@@ -61,8 +61,9 @@ class ThrottledStreamingTests {
             assertThat(totals.inputTokens()).isPositive();
             LimiterState state = model.getLimiter().state();
             assertThat(state.inFlight()).isZero();
-            // 1,000 reserved from max_tokens, 40 used: the other 960 came back at once
-            assertThat(state.available().outputTokens()).isGreaterThan(10_000 - 100);
+            // 1,000 reserved from max_tokens, 40 used: the other 960 came back at once,
+            // on top of what the headers left (9,000, rounded: at least 8,500)
+            assertThat(state.available().outputTokens()).isGreaterThanOrEqualTo(8_500 + 960);
         });
     }
 

@@ -1,6 +1,7 @@
 package io.github.llmthrottle.limit;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -126,6 +127,33 @@ class ModelLimiterRedisTests {
         other.release(Permit.Outcome.SUCCESS);
         assertThatExceptionOfType(AdmissionTimeoutException.class)
             .isThrownBy(() -> limiter.acquire(request("other", 1, 0)));
+    }
+
+    @Test
+    void theProvidersBurstLearnedByOneInstanceCapsTheSharedBucketForEveryInstance() throws InterruptedException {
+        ModelLimits limits = new ModelLimits(null, 60_000L, null, null);
+        ModelLimiter first = limiter(store(TestRedis.port(), RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(2)),
+                limits, null);
+        ModelLimiter second = limiter(store(TestRedis.port(), RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(2)),
+                limits, null);
+        // The first instance's call is answered: 5,000 input tokens left, full again in
+        // 15 s. The provider holds 20 s of its limit, at least 4,500 + 14,000 = 18,500.
+        first.acquire(request(null, 1_000, 0)).release(Permit.Outcome.SUCCESS);
+        Instant now = this.clock.instant();
+        first.calibrate(new RateLimitSnapshot(null, null, null, 60_000L, 5_000L, now.plusSeconds(15), null, null, null,
+                null, null, null, now));
+        awaitQuiet();
+        this.clock.advance(Duration.ofMinutes(1));
+        // A minute later the shared bucket holds the provider's burst, not a minute's
+        // worth, for the instance that learned nothing too.
+        second.acquire(request(null, 18_000, 0)).release(Permit.Outcome.SUCCESS);
+        assertThatExceptionOfType(AdmissionTimeoutException.class)
+            .isThrownBy(() -> second.acquire(request(null, 1_000, 0)));
+        // A call larger than the burst could never go: it fails at once on both.
+        assertThatExceptionOfType(DemandExceedsLimitException.class)
+            .isThrownBy(() -> first.acquire(request(null, 19_000, 0)));
+        assertThatExceptionOfType(DemandExceedsLimitException.class)
+            .isThrownBy(() -> second.acquire(request(null, 19_000, 0)));
     }
 
     @Test

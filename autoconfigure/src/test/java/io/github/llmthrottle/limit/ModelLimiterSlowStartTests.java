@@ -115,6 +115,45 @@ class ModelLimiterSlowStartTests {
     }
 
     @Test
+    void aDriftAboveTheProvidersBucketIsCaughtByTheNextRoundedRemainingBeforeItCostsA429() throws Exception {
+        // The provider refills 1,000 input tokens a second and holds 20 s of them:
+        // 20,000.
+        ModelLimiter limiter = limiter(new ModelLimits(null, 60_000L, null, null));
+        Permit probe = limiter.acquire(request(200, Duration.ZERO));
+        // it has 19,800 left (rounded to 20,000) and is full again within the second
+        Instant now = this.clock.instant();
+        limiter.calibrate(input(60_000, 20_000, now.plusSeconds(1), now));
+        probe.release(Permit.Outcome.SUCCESS);
+        assertThat(limiter.state().available().inputTokens()).isEqualTo(19_500);
+        this.clock.advance(Duration.ofSeconds(1));
+        // Both full: the provider's 20,000, the local 19,500. A burst of 19,000 goes at
+        // once and, on a busy machine, reaches the provider 0.8 s later: its full bucket
+        // lost that refill, which the local bucket counted.
+        for (int i = 0; i < 19; i++) {
+            limiter.acquire(request(1_000, Duration.ZERO));
+        }
+        this.clock.advance(Duration.ofMillis(800));
+        long provider = 20_000 - 19_000;
+        this.clock.advance(Duration.ofMillis(50));
+        provider += 50;
+        assertThat(limiter.state().available().inputTokens()).as("local, drifted above the provider's")
+            .isEqualTo(1_350)
+            .isGreaterThan(provider);
+        // the first answer reports 1,050 rounded to 1,000, full again in 18.95 s (at
+        // 20.8 s, a reset of 21 s)
+        now = this.clock.instant();
+        limiter.calibrate(input(60_000, 1_000, Instant.parse("2026-01-01T00:00:21Z"), now));
+        assertThat(limiter.state().available().inputTokens()).as("local, after the answer")
+            .isLessThanOrEqualTo(provider);
+        // the next call of 1,200 goes only once the provider holds it
+        Instant before = this.clock.instant();
+        limiter.acquire(request(1_200, Duration.ofSeconds(5)));
+        long waitedMillis = Duration.between(before, this.clock.instant()).toMillis();
+        assertThat(provider + waitedMillis).as("the provider's bucket when the call reaches it")
+            .isGreaterThanOrEqualTo(1_200);
+    }
+
+    @Test
     void aWholeMinutesBucketIsNotCapped() throws Exception {
         ModelLimiter limiter = limiter(new ModelLimits(null, 60_000L, null, null));
         limiter.acquire(request(30_000, Duration.ofSeconds(1))).release(Permit.Outcome.SUCCESS);

@@ -219,12 +219,16 @@ class ModelLimiterTests {
     }
 
     @Test
-    void roundedTokenRemainingAllowsForHalfAThousand() throws Exception {
+    void roundedTokenRemainingIsTakenAsTheLeastItCanMean() throws Exception {
         ModelLimiter limiter = limiter(limits(null, 30_000L, null));
-        limiter.calibrate(anthropic(null, null, 30_000L, 30_000L, null, null, this.clock.instant()));
-        assertThat(limiter.state().available().inputTokens()).isEqualTo(30_000);
+        // a value that is not a multiple of a thousand was not rounded
+        limiter.calibrate(anthropic(null, null, 30_000L, 12_345L, null, null, this.clock.instant()));
+        assertThat(limiter.state().available().inputTokens()).isEqualTo(12_345);
+        // Anthropic rounds to the nearest thousand: 12,000 may be 11,500
         limiter.calibrate(anthropic(null, null, 30_000L, 12_000L, null, null, this.clock.instant()));
-        assertThat(limiter.state().available().inputTokens()).isEqualTo(12_500);
+        assertThat(limiter.state().available().inputTokens()).isEqualTo(11_500);
+        limiter.calibrate(anthropic(null, null, 30_000L, 0L, null, null, this.clock.instant()));
+        assertThat(limiter.state().available().inputTokens()).isZero();
     }
 
     @Test

@@ -115,6 +115,46 @@ class RedisBucketStoreTests {
     }
 
     @Test
+    void theProvidersBurstLearnedByOneInstanceHoldsTheSharedBucket() {
+        RedisBucketStore first = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL);
+        RedisBucketStore second = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL);
+        TokenBucket bucket = first.bucket("k", 600);
+        TokenBucket other = second.bucket("k", 600);
+        bucket.limitBurst(200);
+        assertThat(bucket.burstCapacity()).isEqualTo(200);
+        // sent at once, without waiting
+        await().atMost(PATIENCE).until(() -> "200".equals(fieldInRedis("k", "b")));
+        // the other instance learned nothing: the shared bucket holds 200 all the same
+        assertThat(other.tryConsume(201)).isFalse();
+        assertThat(other.burstCapacity()).as("as Redis's answer said").isEqualTo(200);
+        assertThat(other.nanosToWaitFor(201)).isEqualTo(Long.MAX_VALUE);
+        assertThat(other.tryConsume(200)).isTrue();
+        this.clock.advance(Duration.ofMinutes(1));
+        // refilled at 600 a minute, up to the burst
+        assertThat(other.availableTokens()).isEqualTo(200);
+        assertThat(bucket.tryConsume(150)).isTrue();
+        assertThat(other.tryConsume(51)).isFalse();
+        // limits configured anew (a newer version) forget it once nobody sends it
+        bucket.limitBurst(600);
+        this.clock.advance(Duration.ofMillis(1));
+        first.bucket("k", 1_200);
+        await().atMost(PATIENCE).until(() -> "0".equals(fieldInRedis("k", "b")));
+        this.clock.advance(Duration.ofMinutes(1));
+        assertThat(other.tryConsume(1_000)).isTrue();
+        assertThat(other.burstCapacity()).isEqualTo(600);
+    }
+
+    @Test
+    void theLocalBucketStandingInForAnUnreachableRedisIsHeldAtTheBurstToo() {
+        TokenBucket bucket = store(1, RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
+        bucket.limitBurst(200);
+        assertThat(bucket.tryConsume(201)).isFalse();
+        assertThat(bucket.tryConsume(200)).isTrue();
+        this.clock.advance(Duration.ofMinutes(1));
+        assertThat(bucket.availableTokens()).isEqualTo(200);
+    }
+
+    @Test
     void keysCarryThePrefixAndExpireOnceTheBucketWouldBeFull() {
         store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("anthropic:opus:requests", 60).tryConsume(30);
         try (StatefulRedisConnection<String, String> connection = client(TestRedis.port()).connect()) {

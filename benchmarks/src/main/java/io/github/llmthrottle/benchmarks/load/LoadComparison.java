@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.llmthrottle.benchmarks.MessagesBodies;
+import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
 import io.github.llmthrottle.test.SimulatorStats;
@@ -33,12 +35,15 @@ import org.springframework.web.client.RestClient;
  * {@link LoadScenario#deadline()} later count as failed. <pre>
  * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.load.LoadComparison \
  *     [--scenario steady|shifting|burst] [--seconds 20] [--rate CALLS_PER_SECOND] [--bucket-window SECONDS] \
- *     [--only SUBSTRING[,SUBSTRING...]]
+ *     [--late CALLS,MILLIS] [--only SUBSTRING[,SUBSTRING...]]
  * </pre> {@code steady} (the default) is {@link LoadScenario#twiceTheLimit(Duration)},
  * {@code shifting} is {@link LoadScenario#shiftingPrompts(Duration)}, {@code burst} is
  * {@link LoadScenario#startUpBurst(Duration)} with buckets of 20 s ({@code --seconds}
  * does not apply to it); {@code --bucket-window} makes the simulator's buckets hold that
- * many seconds of each limit (60 for a whole minute).
+ * many seconds of each limit (60 for a whole minute); {@code --late} makes the calls
+ * after the first (for llm-throttle, the first wave after its probe) reach the provider's
+ * buckets that much later (the simulator's delay before admission), as they may on a busy
+ * machine.
  */
 public final class LoadComparison {
 
@@ -67,6 +72,8 @@ public final class LoadComparison {
         Double rate = null;
         List<String> only = List.of();
         String scenarioName = "steady";
+        int lateCalls = 0;
+        Duration lateBy = Duration.ZERO;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--scenario" -> scenarioName = args[++i];
@@ -74,9 +81,14 @@ public final class LoadComparison {
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--only" -> only = List.of(args[++i].toLowerCase(Locale.ROOT).split(","));
                 case "--bucket-window" -> window = Duration.ofSeconds(Long.parseLong(args[++i]));
+                case "--late" -> {
+                    String[] late = args[++i].split(",");
+                    lateCalls = Integer.parseInt(late[0]);
+                    lateBy = Duration.ofMillis(Long.parseLong(late[1]));
+                }
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]
                         + "; use --scenario steady|shifting|burst, --seconds N, --rate R, --bucket-window S, "
-                        + "--only a,b");
+                        + "--late CALLS,MILLIS, --only a,b");
             }
         }
         LoadScenario scenario = switch (scenarioName) {
@@ -93,6 +105,10 @@ public final class LoadComparison {
             scenario = scenario.withCallsPerSecond(rate);
         }
         System.out.println(describe(scenario));
+        if (lateCalls > 0) {
+            System.out.printf(Locale.ROOT, "Calls 2 to %d reach the provider's buckets %d ms late.%n", lateCalls + 1,
+                    lateBy.toMillis());
+        }
         List<ContenderResult> results = new ArrayList<>();
         for (ContenderSpec spec : contenders.apply(scenario)) {
             String name = spec.name().toLowerCase(Locale.ROOT);
@@ -100,7 +116,7 @@ public final class LoadComparison {
                 continue;
             }
             System.out.println("running: " + spec.name());
-            ContenderResult result = run(scenario, spec);
+            ContenderResult result = run(scenario, spec, lateCalls, lateBy);
             System.out.println("  " + row(result));
             results.add(result);
         }
@@ -145,6 +161,22 @@ public final class LoadComparison {
      * @throws InterruptedException if interrupted
      */
     public static ContenderResult run(LoadScenario scenario, ContenderSpec spec) throws InterruptedException {
+        return run(scenario, spec, 0, Duration.ZERO);
+    }
+
+    /**
+     * Runs one contender against a fresh simulator where the calls after the first reach
+     * the provider's buckets late.
+     * @param scenario the scenario
+     * @param spec the contender
+     * @param lateCalls how many calls after the first are late
+     * @param lateBy how late they reach the buckets (the simulator's delay before it
+     * admits them)
+     * @return what it achieved
+     * @throws InterruptedException if interrupted
+     */
+    public static ContenderResult run(LoadScenario scenario, ContenderSpec spec, int lateCalls, Duration lateBy)
+            throws InterruptedException {
         try (LlmSimulator simulator = LlmSimulator.builder()
             .model(scenario.model(),
                     ModelLimits.of(scenario.requestsPerMinute(), scenario.inputTokensPerMinute(),
@@ -157,6 +189,12 @@ public final class LoadComparison {
                 drain(scenario, simulator, contender);
             }
             simulator.resetStats();
+            if (lateCalls > 0) {
+                Fault[] script = new Fault[lateCalls + 1];
+                Arrays.fill(script, Fault.delay(lateBy));
+                script[0] = Fault.ok();
+                simulator.script(scenario.model(), script);
+            }
             return offer(scenario, spec.name(), contender, simulator);
         }
     }
