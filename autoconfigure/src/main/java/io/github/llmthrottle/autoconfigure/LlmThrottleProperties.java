@@ -69,10 +69,11 @@ public class LlmThrottleProperties {
 
     /**
      * Most names that are not configured tracked at once: models named only in requests,
-     * per client, and tenants, per model and for quotas. Beyond it the least recently
-     * used idle one is forgotten (a model with its limiter and meters, a tenant with its
-     * buckets and quota counters), so names that requests make up cannot grow memory or
-     * the endpoint's output without bound.
+     * per client, and tenants, per model, for quotas and (with metrics.tenant-tag) per
+     * client for meter series. Beyond it the least recently used idle one is forgotten (a
+     * model with its limiter and meters, a tenant with its buckets, quota counters and
+     * series), so names that requests make up cannot grow memory, the endpoint's output
+     * or the metrics without bound.
      */
     private int maxTrackedNames = 100;
 

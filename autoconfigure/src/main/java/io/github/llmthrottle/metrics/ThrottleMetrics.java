@@ -55,7 +55,9 @@ import org.jspecify.annotations.Nullable;
  * gauges and their bounded counters at startup (so rates start from zero); models first
  * seen later get their gauges on their first event. A {@code tenant} tag (the tenant of
  * the {@code @Throttled} invocation, {@code none} otherwise) is added to event meters
- * only when {@link ThrottleMetricsOptions#tenantTag()} is on.
+ * only when {@link ThrottleMetricsOptions#tenantTag()} is on, for at most
+ * {@code llm.throttle.max-tracked-names} tenants per client at once: the series of the
+ * least recently used one are removed to make room.
  */
 public final class ThrottleMetrics implements ThrottleObserver {
 
@@ -105,6 +107,8 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     private final Map<String, Set<String>> gauged = new ConcurrentHashMap<>();
 
+    private final TrackedTenants tenants;
+
     private final @Nullable Supplier<@Nullable LlmThrottleRegistry> clients;
 
     /**
@@ -136,6 +140,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
         this.limiters = limiters;
         this.clients = clients;
         this.options = options;
+        this.tenants = new TrackedTenants(settings.limiter().maxTrackedNames());
         this.percentiles = options.queueWaitPercentiles().stream().mapToDouble(Double::doubleValue).toArray();
         this.slos = options.queueWaitSlos().toArray(Duration[]::new);
         settings.clients().values().forEach(this::registerConfigured);
@@ -335,7 +340,22 @@ public final class ThrottleMetrics implements ThrottleObserver {
         if (context == null || !context.getClient().equals(client) || context.getTenant() == null) {
             return NONE;
         }
+        String forgotten = this.tenants.use(client, context.getTenant());
+        if (forgotten != null) {
+            forgetTenant(client, forgotten);
+        }
         return context.getTenant();
+    }
+
+    /** Removes the series of a tenant no longer tracked. */
+    private void forgetTenant(String client, String tenant) {
+        this.meters.entrySet().removeIf((entry) -> {
+            boolean forgotten = entry.getKey().client().equals(client) && tenant.equals(entry.getKey().tenant());
+            if (forgotten) {
+                this.registry.remove(entry.getValue());
+            }
+            return forgotten;
+        });
     }
 
     private void gauges(String client, String model) {

@@ -130,6 +130,26 @@ class ThrottleMetricsTests {
         assertThat(this.registry.get("llm.inflight").gauge().getId().getTag("tenant")).isNull();
     }
 
+    @Test
+    void tenantSeriesAreBoundedTheLeastRecentlyUsedTenantsSeriesRemoved() {
+        ThrottleSettings settings = this.settings.withLimiter(this.settings.limiter().withMaxTrackedNames(2));
+        ThrottleMetrics metrics = new ThrottleMetrics(this.registry, settings, this.limiters,
+                new ThrottleMetricsOptions(true, List.of(), List.of()));
+        for (String tenant : List.of("a", "b", "a", "c")) {
+            try (ThrottleContext.Scope scope = ThrottleContext
+                .open(new ThrottleContext("anthropic", "opus", Priority.NORMAL, tenant, 0, null))) {
+                events(metrics, "opus");
+            }
+        }
+        // b was used least recently when c came
+        assertThat(this.registry.find("llm.calls").tags("tenant", "b").meters()).isEmpty();
+        assertThat(this.registry.find("llm.tokens").tags("tenant", "b").meters()).isEmpty();
+        assertThat(this.registry.get("llm.calls").tags("tenant", "a").timer().count()).isEqualTo(2);
+        assertThat(this.registry.get("llm.calls").tags("tenant", "c").timer().count()).isEqualTo(1);
+        assertThat(this.registry.getMeters().stream().map((meter) -> meter.getId().getTag("tenant")).distinct())
+            .containsExactlyInAnyOrder(null, "a", "c");
+    }
+
     private void events(ThrottleMetrics metrics, String model) {
         metrics.onAdmitted("anthropic", model, Priority.REALTIME, Duration.ofMillis(3));
         metrics.onAttempt("anthropic", model, Outcome.SUCCESS, 200, Duration.ofMillis(20));
