@@ -9,18 +9,13 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
-import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import io.github.llmthrottle.test.Fault;
+import io.github.llmthrottle.client.TwoDeployments;
 import io.github.llmthrottle.test.LlmSimulator;
-import io.github.llmthrottle.test.ModelLimits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -37,6 +32,8 @@ class LangChain4jThrottlingDeploymentTests {
 
     private static final String GPT = "gpt-4o-mini";
 
+    private TwoDeployments deployments;
+
     private LlmSimulator east;
 
     private LlmSimulator west;
@@ -45,32 +42,15 @@ class LangChain4jThrottlingDeploymentTests {
 
     @BeforeEach
     void start() {
-        this.east = LlmSimulator.builder().noLatency().outputTokens(40).apiKeys("east-key").start();
-        this.west = LlmSimulator.builder()
-            .noLatency()
-            .outputTokens(40)
-            .apiKeys("west-key")
-            .model(GPT, ModelLimits.of(1000, 1_000_000, 100_000))
-            .start();
-        String deployments = "llm.throttle.clients.openai.models." + GPT + ".deployments.";
-        this.runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                            LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
-            .withPropertyValues("llm.throttle.clients.openai.provider=openai",
-                    "llm.throttle.clients.openai.base-url=" + this.east.openAiBaseUrl(),
-                    "llm.throttle.clients.openai.models." + GPT + ".requests-per-minute=100",
-                    deployments + "east.api-key=east-key", deployments + "east.requests-per-minute=2",
-                    deployments + "west.base-url=" + this.west.openAiBaseUrl(), deployments + "west.api-key=west-key",
-                    "llm.throttle.queue.max-wait=1s", "llm.throttle.retry.max-retries=1",
-                    "llm.throttle.retry.delay=1ms", "llm.throttle.retry.max-delay=5ms",
-                    "llm.throttle.retry.jitter=none");
+        this.deployments = TwoDeployments.openAi(GPT);
+        this.east = this.deployments.east;
+        this.west = this.deployments.west;
+        this.runner = this.deployments.runner();
     }
 
     @AfterEach
     void stop() {
-        this.east.close();
-        this.west.close();
+        this.deployments.close();
     }
 
     @Test

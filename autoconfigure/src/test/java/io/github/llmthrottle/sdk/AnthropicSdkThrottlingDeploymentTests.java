@@ -15,15 +15,13 @@ import com.anthropic.core.http.StreamResponse;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
-import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.test.Fault;
+import io.github.llmthrottle.client.TwoDeployments;
 import io.github.llmthrottle.test.LlmSimulator;
-import io.github.llmthrottle.test.ModelLimits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,9 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -63,6 +58,8 @@ class AnthropicSdkThrottlingDeploymentTests {
         .addUserMessage("Tell me about token buckets.")
         .build();
 
+    private TwoDeployments deployments;
+
     private LlmSimulator east;
 
     private LlmSimulator west;
@@ -71,33 +68,16 @@ class AnthropicSdkThrottlingDeploymentTests {
 
     @BeforeEach
     void start() {
-        this.east = LlmSimulator.builder().noLatency().outputTokens(40).apiKeys("east-key").start();
-        this.west = LlmSimulator.builder()
-            .noLatency()
-            .outputTokens(40)
-            .apiKeys("west-key")
-            .model(SONNET, ModelLimits.of(1000, 1_000_000, 100_000))
-            .start();
-        String deployments = "llm.throttle.clients.anthropic.models." + SONNET + ".deployments.";
-        this.runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                            LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
-            .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
-                    "llm.throttle.clients.anthropic.base-url=" + this.east.baseUrl(),
-                    "llm.throttle.clients.anthropic.models." + SONNET + ".requests-per-minute=100",
-                    deployments + "east.api-key=east-key", deployments + "east.requests-per-minute=2",
-                    deployments + "west.base-url=" + this.west.baseUrl(), deployments + "west.api-key=west-key",
-                    "llm.throttle.queue.max-wait=1s", "llm.throttle.retry.max-retries=1",
-                    "llm.throttle.retry.delay=1ms", "llm.throttle.retry.max-delay=5ms",
-                    "llm.throttle.retry.jitter=none", "llm.throttle.circuit.failure-threshold=2",
-                    "llm.throttle.circuit.open-wait=10m");
+        this.deployments = TwoDeployments.anthropic(SONNET);
+        this.east = this.deployments.east;
+        this.west = this.deployments.west;
+        this.runner = this.deployments.runner("llm.throttle.circuit.failure-threshold=2",
+                "llm.throttle.circuit.open-wait=10m");
     }
 
     @AfterEach
     void stop() {
-        this.east.close();
-        this.west.close();
+        this.deployments.close();
     }
 
     @Test

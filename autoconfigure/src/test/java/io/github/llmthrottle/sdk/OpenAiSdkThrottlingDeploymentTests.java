@@ -18,22 +18,17 @@ import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
-import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.test.Fault;
+import io.github.llmthrottle.client.TwoDeployments;
 import io.github.llmthrottle.test.LlmSimulator;
-import io.github.llmthrottle.test.ModelLimits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -66,6 +61,8 @@ class OpenAiSdkThrottlingDeploymentTests {
         .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
         .build();
 
+    private TwoDeployments deployments;
+
     private LlmSimulator east;
 
     private LlmSimulator west;
@@ -74,33 +71,16 @@ class OpenAiSdkThrottlingDeploymentTests {
 
     @BeforeEach
     void start() {
-        this.east = LlmSimulator.builder().noLatency().outputTokens(40).apiKeys("east-key").start();
-        this.west = LlmSimulator.builder()
-            .noLatency()
-            .outputTokens(40)
-            .apiKeys("west-key")
-            .model(GPT, ModelLimits.of(1000, 1_000_000, 100_000))
-            .start();
-        String deployments = "llm.throttle.clients.openai.models." + GPT + ".deployments.";
-        this.runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                            LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
-            .withPropertyValues("llm.throttle.clients.openai.provider=openai",
-                    "llm.throttle.clients.openai.base-url=" + this.east.openAiBaseUrl(),
-                    "llm.throttle.clients.openai.models." + GPT + ".requests-per-minute=100",
-                    deployments + "east.api-key=east-key", deployments + "east.requests-per-minute=2",
-                    deployments + "west.base-url=" + this.west.openAiBaseUrl(), deployments + "west.api-key=west-key",
-                    "llm.throttle.queue.max-wait=1s", "llm.throttle.retry.max-retries=1",
-                    "llm.throttle.retry.delay=1ms", "llm.throttle.retry.max-delay=5ms",
-                    "llm.throttle.retry.jitter=none", "llm.throttle.circuit.failure-threshold=2",
-                    "llm.throttle.circuit.open-wait=10m");
+        this.deployments = TwoDeployments.openAi(GPT);
+        this.east = this.deployments.east;
+        this.west = this.deployments.west;
+        this.runner = this.deployments.runner("llm.throttle.circuit.failure-threshold=2",
+                "llm.throttle.circuit.open-wait=10m");
     }
 
     @AfterEach
     void stop() {
-        this.east.close();
-        this.west.close();
+        this.deployments.close();
     }
 
     @Test
