@@ -213,7 +213,7 @@ class ThrottledRoutingTests {
     void theCircuitOpensProbesAndCloses() {
         this.simulator.script(OPUS, Fault.overloaded(), Fault.overloaded(), Fault.overloaded());
         this.runner
-            .withPropertyValues("llm.throttle.circuit.failure-threshold=3", "llm.throttle.circuit.open-wait=300ms",
+            .withPropertyValues("llm.throttle.circuit.failure-threshold=3", "llm.throttle.circuit.open-wait=2s",
                     "llm.throttle.circuit.half-open-probes=1")
             .run((context) -> {
                 Answers answers = answers(context);
@@ -230,9 +230,10 @@ class ThrottledRoutingTests {
                     .satisfies((ex) -> assertThat(ex.getRetryAfter()).isPositive());
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
                 assertThat(observer(context).rejections).contains(OPUS + ":circuit_open");
-                // after the wait one probe goes to opus; it succeeds and closes the
-                // circuit
-                await().atMost(Duration.ofSeconds(5)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
+                // after the wait (long enough that a loaded machine does not reach it
+                // before the checks above) one probe goes to opus; it succeeds and closes
+                // the circuit
+                await().atMost(Duration.ofSeconds(10)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
                 assertThat(answers.answer(new Question("acme", "three")).model()).isEqualTo(OPUS);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.CLOSED);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(4);
@@ -243,7 +244,7 @@ class ThrottledRoutingTests {
     void aFailedProbeOpensTheCircuitAgain() {
         this.simulator.script(OPUS, Fault.overloaded(), Fault.overloaded(), Fault.status(500));
         this.runner
-            .withPropertyValues("llm.throttle.circuit.failure-threshold=2", "llm.throttle.circuit.open-wait=200ms",
+            .withPropertyValues("llm.throttle.circuit.failure-threshold=2", "llm.throttle.circuit.open-wait=1s",
                     "llm.throttle.circuit.half-open-probes=1", "llm.throttle.retry.max-retries=0")
             .run((context) -> {
                 Answers answers = answers(context);
@@ -251,7 +252,7 @@ class ThrottledRoutingTests {
                 assertThat(answers.answer(new Question("acme", "one")).model()).isEqualTo(SONNET);
                 assertThat(answers.answer(new Question("acme", "two")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
-                await().atMost(Duration.ofSeconds(5)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
+                await().atMost(Duration.ofSeconds(10)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
                 assertThat(answers.answer(new Question("acme", "probe")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);

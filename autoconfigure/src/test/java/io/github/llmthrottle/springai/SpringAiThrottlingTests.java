@@ -279,6 +279,9 @@ class SpringAiThrottlingTests {
     @Test
     void realtimeStreamOvertakesQueuedBatchStreams() {
         simulator.simulator().setLatency(Duration.ofMillis(300), Duration.ZERO);
+        // the first stream holds the only slot long enough for the others to queue, even
+        // on a loaded machine
+        simulator.simulator().script(CLAUDE, Fault.delay(Duration.ofSeconds(3)));
         List<String> admitted = new CopyOnWriteArrayList<>();
         this.anthropic.withPropertyValues("llm.throttle.clients.anthropic.models." + CLAUDE + ".max-concurrency=1")
             .withBean(ThrottleObserver.class, () -> new AdmissionRecorder(admitted))
