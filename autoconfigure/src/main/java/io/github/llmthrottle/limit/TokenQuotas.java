@@ -187,9 +187,7 @@ public final class TokenQuotas {
      * @return one state per window with a quota
      */
     public List<QuotaState> statesOfModel(String client, String model) {
-        List<QuotaState> states = new ArrayList<>(2);
-        add(states, "model", client, model, null, this.settings.model(client, model), this.clock.instant());
-        return states;
+        return statesOf("model", client, model, null, this.settings.model(client, model));
     }
 
     /**
@@ -198,9 +196,7 @@ public final class TokenQuotas {
      * @return one state per window with a quota
      */
     public List<QuotaState> statesOfClient(String client) {
-        List<QuotaState> states = new ArrayList<>(2);
-        add(states, "client", client, null, null, this.settings.client(client), this.clock.instant());
-        return states;
+        return statesOf("client", client, null, null, this.settings.client(client));
     }
 
     /**
@@ -209,8 +205,13 @@ public final class TokenQuotas {
      * @return one state per window with a quota
      */
     public List<QuotaState> statesOfTenant(String tenant) {
+        return statesOf("tenant", null, null, tenant, this.settings.tenant(tenant));
+    }
+
+    private List<QuotaState> statesOf(String scope, @Nullable String client, @Nullable String model,
+            @Nullable String tenant, TokenQuota quota) {
         List<QuotaState> states = new ArrayList<>(2);
-        add(states, "tenant", null, null, tenant, this.settings.tenant(tenant), this.clock.instant());
+        add(states, scope, client, model, tenant, quota, this.clock.instant());
         return states;
     }
 

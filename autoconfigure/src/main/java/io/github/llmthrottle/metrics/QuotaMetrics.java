@@ -36,9 +36,10 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Bounded like the quotas themselves: the configured models get their gauges at startup,
  * a model first seen later on its first call, and the tenants are those
- * {@link TokenQuotas#tenants()} tracks (those with a quota of their own and at most 100
- * seen lately), a forgotten tenant's gauges removed when the next call ends. An observer,
- * so it learns of models and tenants from the calls.
+ * {@link TokenQuotas#tenants()} tracks (those with a quota of their own and at most
+ * {@code llm.throttle.max-tracked-names} seen lately), a forgotten tenant's gauges
+ * removed when the next call ends. An observer, so it learns of models and tenants from
+ * the calls.
  */
 public final class QuotaMetrics implements ThrottleObserver {
 
