@@ -37,7 +37,7 @@ final class ThrottlingRequestFactoryBuilder implements ClientHttpRequestFactoryB
 
     @Override
     public ClientHttpRequestFactory build(HttpClientSettings settings) {
-        return new ThrottlingClientHttpRequestFactory(this.delegate.build(settings), this.registry.getObject(),
+        return ThrottlingClientHttpRequestFactory.wrap(this.delegate.build(settings), this.registry.getObject(),
                 this.interceptor.getObject());
     }
 

@@ -43,9 +43,8 @@ final class ThrottlingRestClientBuilderPostProcessor implements BeanPostProcesso
             String method = invocation.getMethod().getName();
             Object[] arguments = invocation.getArguments();
             if (method.equals("requestFactory") && arguments.length == 1
-                    && arguments[0] instanceof ClientHttpRequestFactory factory
-                    && !(factory instanceof ThrottlingClientHttpRequestFactory)) {
-                arguments[0] = new ThrottlingClientHttpRequestFactory(factory, this.registry.getObject(),
+                    && arguments[0] instanceof ClientHttpRequestFactory factory) {
+                arguments[0] = ThrottlingClientHttpRequestFactory.wrap(factory, this.registry.getObject(),
                         this.interceptor.getObject());
             }
             Object result = invocation.proceed();

@@ -45,6 +45,20 @@ public final class ThrottlingClientHttpRequestFactory implements ClientHttpReque
         this.throttled = new InterceptingClientHttpRequestFactory(delegate, List.of(interceptor));
     }
 
+    /**
+     * {@code factory} wrapped in a throttling factory, or as it is when it already is
+     * one.
+     * @param factory the factory to wrap
+     * @param registry the configured clients
+     * @param interceptor the throttling interceptor
+     * @return the throttling factory
+     */
+    public static ThrottlingClientHttpRequestFactory wrap(ClientHttpRequestFactory factory,
+            LlmThrottleRegistry registry, ThrottlingInterceptor interceptor) {
+        return (factory instanceof ThrottlingClientHttpRequestFactory throttling) ? throttling
+                : new ThrottlingClientHttpRequestFactory(factory, registry, interceptor);
+    }
+
     @Override
     public ClientHttpRequest createRequest(URI uri, HttpMethod httpMethod) throws IOException {
         if (this.registry.resolve(uri) == null) {
