@@ -43,9 +43,9 @@ import org.springframework.web.client.RestClient;
 @Fork(1)
 public class InterceptorBenchmark {
 
-    private static final String BASE_URL = "http://llm.invalid";
+    static final String BASE_URL = "http://llm.invalid";
 
-    private static final String MODEL = "claude-sonnet-4-5";
+    static final String MODEL = "claude-sonnet-4-5";
 
     private final String body = new String(MessagesBodies.ofSize(MODEL, 1024, 2048), StandardCharsets.UTF_8);
 
@@ -62,13 +62,7 @@ public class InterceptorBenchmark {
         long limit = StubRequestFactory.LIMIT;
         this.context = ThrottleApplication.start(BASE_URL, MODEL, Map.of("requests-per-minute", limit,
                 "input-tokens-per-minute", limit, "output-tokens-per-minute", limit));
-        StubRequestFactory stub = new StubRequestFactory();
-        this.plain = RestClient.builder()
-            .baseUrl(BASE_URL)
-            .defaultHeader("x-api-key", "benchmark")
-            .defaultHeader("anthropic-version", "2023-06-01")
-            .requestFactory(stub)
-            .build();
+        this.plain = plainClient();
         this.passThrough = this.plain.mutate()
             .requestInterceptor((request, body, execution) -> execution.execute(request, body))
             .build();
@@ -107,10 +101,34 @@ public class InterceptorBenchmark {
     }
 
     private String call(RestClient client) {
+        return call(client, this.body);
+    }
+
+    /**
+     * A {@code RestClient} for the benchmark's base URL on a stub HTTP client, without
+     * llm-throttle.
+     * @return the client
+     */
+    static RestClient plainClient() {
+        return RestClient.builder()
+            .baseUrl(BASE_URL)
+            .defaultHeader("x-api-key", "benchmark")
+            .defaultHeader("anthropic-version", "2023-06-01")
+            .requestFactory(new StubRequestFactory())
+            .build();
+    }
+
+    /**
+     * One Messages call.
+     * @param client the client to send it with
+     * @param body the request body
+     * @return the response body
+     */
+    static String call(RestClient client, String body) {
         return client.post()
             .uri("/v1/messages")
             .contentType(MediaType.APPLICATION_JSON)
-            .body(this.body)
+            .body(body)
             .retrieve()
             .body(String.class);
     }

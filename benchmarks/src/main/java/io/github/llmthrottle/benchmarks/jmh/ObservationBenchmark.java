@@ -28,7 +28,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -47,9 +46,9 @@ import org.springframework.web.client.RestClient;
 @Fork(2)
 public class ObservationBenchmark {
 
-    private static final String BASE_URL = "http://llm.invalid";
+    private static final String BASE_URL = InterceptorBenchmark.BASE_URL;
 
-    private static final String MODEL = "claude-sonnet-4-5";
+    private static final String MODEL = InterceptorBenchmark.MODEL;
 
     private final String body = new String(MessagesBodies.ofSize(MODEL, 1024, 2048), StandardCharsets.UTF_8);
 
@@ -76,11 +75,8 @@ public class ObservationBenchmark {
     }
 
     private static RestClient client(ConfigurableApplicationContext context) {
-        return RestClient.builder()
-            .baseUrl(BASE_URL)
-            .defaultHeader("x-api-key", "benchmark")
-            .defaultHeader("anthropic-version", "2023-06-01")
-            .requestFactory(new StubRequestFactory())
+        return InterceptorBenchmark.plainClient()
+            .mutate()
             .requestInterceptor(context.getBean(ThrottlingInterceptor.class))
             .build();
     }
@@ -110,12 +106,7 @@ public class ObservationBenchmark {
     }
 
     private String call(RestClient client) {
-        return client.post()
-            .uri("/v1/messages")
-            .contentType(MediaType.APPLICATION_JSON)
-            .body(this.body)
-            .retrieve()
-            .body(String.class);
+        return InterceptorBenchmark.call(client, this.body);
     }
 
     /**
