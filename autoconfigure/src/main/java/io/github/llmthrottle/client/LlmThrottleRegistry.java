@@ -3,7 +3,6 @@ package io.github.llmthrottle.client;
 import java.net.URI;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -171,9 +170,11 @@ public final class LlmThrottleRegistry {
     }
 
     private static boolean sameOrigin(URI base, URI uri) {
-        return base.getScheme().equalsIgnoreCase(String.valueOf(uri.getScheme())) && base.getHost()
-            .toLowerCase(Locale.ROOT)
-            .equals(String.valueOf(uri.getHost()).toLowerCase(Locale.ROOT)) && port(base) == port(uri);
+        // equalsIgnoreCase: no lower-cased copies, since every request of every
+        // Boot-built
+        // RestClient is asked about
+        return base.getScheme().equalsIgnoreCase(uri.getScheme()) && base.getHost().equalsIgnoreCase(uri.getHost())
+                && port(base) == port(uri);
     }
 
     private static int port(URI uri) {
