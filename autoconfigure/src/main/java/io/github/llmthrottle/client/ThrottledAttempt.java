@@ -247,13 +247,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         Classification classification = this.call.client.classifier.classify(status, headers, errorBody);
         ended(classification.outcome(), status);
-        RateLimitSnapshot rateLimits = classification.rateLimits();
-        if (classification.outcome() == Outcome.RATE_LIMITED && rateLimits != null && !rateLimits.isEmpty()) {
-            this.target.limiter.calibrateRejected(rateLimits);
-        }
-        else {
-            calibrate(rateLimits);
-        }
+        // a 429's remaining 0 empties the bucket, whatever drift let the call go
+        calibrate(classification.rateLimits());
         Duration serverWait = classification.serverWait();
         if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
             pauseModel(serverWait, "HTTP " + status, requestId);

@@ -327,7 +327,8 @@ public final class ModelLimiter implements Admission {
     /**
      * Applies what the provider's rate-limit headers said (see
      * {@link ProviderCalibration} for the rule): lower {@code -limit}s govern, lower
-     * {@code -remaining}s pull the buckets down, a rounded one to the least it can mean.
+     * {@code -remaining}s pull the buckets down, a rounded one to the least it can mean;
+     * a 429's remaining 0 empties the bucket, whatever drift let the call go.
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
@@ -335,18 +336,6 @@ public final class ModelLimiter implements Admission {
             this.calibration.apply(snapshot, this.timeSource.instant());
             this.slowStart.calibrated(now);
         });
-    }
-
-    /**
-     * Applies the rate-limit headers of a 429 (rate limited) response, as
-     * {@link #calibrate} does: a remaining 0 empties the bucket (with what it refilled
-     * since), whatever drift let the call go (for example the transit time of the first
-     * call after the bucket was full, during which the local bucket refilled and the
-     * provider's did not).
-     * @param snapshot the headers of the 429 response
-     */
-    public void calibrateRejected(RateLimitSnapshot snapshot) {
-        calibrate(snapshot);
     }
 
     /**
