@@ -1,9 +1,7 @@
 package io.github.llmthrottle.sdk;
 
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +11,9 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.github.llmthrottle.ThrottleContext;
+
+import org.springframework.web.util.UriComponentsBuilder;
+import org.springframework.web.util.UriUtils;
 
 /**
  * What the SDK adapters share whatever the SDK's types: an asynchronous request run on an
@@ -80,24 +81,14 @@ final class SdkCalls {
      */
     static Map<String, List<String>> queryParameters(URI uri) {
         Map<String, List<String>> parameters = new LinkedHashMap<>();
-        String query = uri.getRawQuery();
-        if (query == null) {
-            return parameters;
-        }
-        for (String parameter : query.split("&")) {
-            if (parameter.isEmpty()) {
-                continue;
-            }
-            int equals = parameter.indexOf('=');
-            String name = decode((equals < 0) ? parameter : parameter.substring(0, equals));
-            String value = (equals < 0) ? "" : decode(parameter.substring(equals + 1));
-            parameters.computeIfAbsent(name, (key) -> new ArrayList<>()).add(value);
-        }
+        UriComponentsBuilder.fromUri(uri)
+            .build()
+            .getQueryParams()
+            .forEach((name, values) -> parameters.put(UriUtils.decode(name, StandardCharsets.UTF_8),
+                    values.stream()
+                        .map((value) -> (value != null) ? UriUtils.decode(value, StandardCharsets.UTF_8) : "")
+                        .toList()));
         return parameters;
-    }
-
-    private static String decode(String encoded) {
-        return URLDecoder.decode(encoded, StandardCharsets.UTF_8);
     }
 
 }
