@@ -13,11 +13,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Parses the three HTTP-date forms of RFC 9110 §5.6.7, as found in {@code Retry-After}:
- * IMF-fixdate ({@code Sun, 06 Nov 1994 08:49:37 GMT}), the obsolete RFC 850 form with a
- * two-digit year ({@code Sunday, 06-Nov-94 08:49:37 GMT}) and ANSI C's asctime form
- * ({@code Sun Nov  6 08:49:37 1994}). Day and month names are matched case-insensitively;
- * the day-of-week is checked to be a real name but not checked against the date. Anything
- * else, including out-of-range years and fields, gives {@code null}; nothing here throws.
+ * IMF-fixdate ({@code Sun, 06 Nov 1994 08:49:37 GMT}, also with a one-digit day,
+ * {@code Sun, 6 Nov 1994 08:49:37 GMT}, as {@code java.time}'s
+ * {@code DateTimeFormatter.RFC_1123_DATE_TIME} and the servers built on it write it), the
+ * obsolete RFC 850 form with a two-digit year ({@code Sunday, 06-Nov-94 08:49:37 GMT})
+ * and ANSI C's asctime form ({@code Sun Nov  6 08:49:37 1994}). Day and month names are
+ * matched case-insensitively; the day-of-week is checked to be a real name but not
+ * checked against the date. Anything else, including out-of-range years and fields, gives
+ * {@code null}; nothing here throws.
  */
 public final class HttpDates {
 
@@ -30,7 +33,7 @@ public final class HttpDates {
             "oct", "nov", "dec");
 
     private static final Pattern IMF_FIXDATE = Pattern
-        .compile("([A-Za-z]{3}), (\\d{2}) ([A-Za-z]{3}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT");
+        .compile("([A-Za-z]{3}), (\\d{1,2}) ([A-Za-z]{3}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT");
 
     private static final Pattern RFC_850 = Pattern
         .compile("([A-Za-z]{6,9}), (\\d{2})-([A-Za-z]{3})-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT");

@@ -2,8 +2,8 @@ package io.github.llmthrottle.client;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -189,13 +189,16 @@ class ThrottledRestClientWireMockTests {
 
     @Test
     void httpDateInTheFutureIsWaitedFor() {
+        // the first of a month, written as java.time writes it: a one-digit day
         String inFiveSeconds = DateTimeFormatter.RFC_1123_DATE_TIME
-            .format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(5).withNano(0));
+            .format(RecordingSleeper.WALL_CLOCK.plusSeconds(5).atZone(ZoneOffset.UTC));
+        assertThat(inFiveSeconds).isEqualTo("Tue, 1 Dec 2026 15:09:05 GMT");
         script(aResponse().withStatus(503).withHeader("retry-after", inFiveSeconds), okJson());
         this.runner.run((context) -> {
             call(context.getBean("anthropicRestClient", RestClient.class));
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
             assertThat(RecordingSleeper.SLEEPS).singleElement()
-                .satisfies((sleep) -> assertThat(sleep.toMillis()).isCloseTo(4500, within(1600L)));
+                .satisfies((sleep) -> assertThat(sleep.toMillis()).isCloseTo(5000, within(1000L)));
         });
     }
 
@@ -420,9 +423,14 @@ class ThrottledRestClientWireMockTests {
 
         static final List<Duration> SLEEPS = new CopyOnWriteArrayList<>();
 
+        /**
+         * The wall clock of these tests, standing still: dates do not depend on the day.
+         */
+        static final Instant WALL_CLOCK = Instant.parse("2026-12-01T15:09:00Z");
+
         @Bean
         TimeSource recordingTimeSource() {
-            return new SleeplessTimeSource(SLEEPS::add);
+            return new SleeplessTimeSource(SLEEPS::add, () -> WALL_CLOCK);
         }
 
     }
