@@ -362,16 +362,21 @@ public class LlmThrottleEndpoint {
      * @param retries retries
      * @param fallbacks calls routed away from this model
      * @param rejected calls refused by admission or the circuit
-     * @param inputTokens input tokens the provider counted
+     * @param inputTokens input tokens the provider counted against its limits (cache
+     * writes included, Anthropic's cache reads not)
      * @param outputTokens output tokens the provider counted
+     * @param cacheReadTokens input tokens read from the prompt cache
+     * @param cacheWriteTokens input tokens written to the prompt cache (part of
+     * {@code inputTokens})
      */
     public record TotalsDescriptor(long calls, long attempts, long succeeded, long failed, long rateLimited,
-            long overloaded, long retries, long fallbacks, long rejected, long inputTokens, long outputTokens) {
+            long overloaded, long retries, long fallbacks, long rejected, long inputTokens, long outputTokens,
+            long cacheReadTokens, long cacheWriteTokens) {
 
         static TotalsDescriptor of(ModelTotals.Snapshot totals) {
             return new TotalsDescriptor(totals.calls(), totals.attempts(), totals.succeeded(), totals.failed(),
                     totals.rateLimited(), totals.overloaded(), totals.retries(), totals.fallbacks(), totals.rejected(),
-                    totals.inputTokens(), totals.outputTokens());
+                    totals.inputTokens(), totals.outputTokens(), totals.cacheReadTokens(), totals.cacheWriteTokens());
         }
 
     }

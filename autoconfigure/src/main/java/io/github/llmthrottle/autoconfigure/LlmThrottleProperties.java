@@ -49,6 +49,11 @@ public class LlmThrottleProperties {
     private final Circuit circuit = new Circuit();
 
     /**
+     * How the input tokens of a request are estimated before it is sent.
+     */
+    private final Estimation estimation = new Estimation();
+
+    /**
      * Adaptive concurrency limit of every model.
      */
     @NestedConfigurationProperty
@@ -107,6 +112,10 @@ public class LlmThrottleProperties {
 
     public Circuit getCircuit() {
         return this.circuit;
+    }
+
+    public Estimation getEstimation() {
+        return this.estimation;
     }
 
     public ConcurrencyProperties getConcurrency() {
@@ -325,6 +334,28 @@ public class LlmThrottleProperties {
 
         /** In Redis, shared by every instance that uses the same server. */
         REDIS
+
+    }
+
+    /**
+     * How the input tokens of a request are estimated before it is sent.
+     */
+    public static class Estimation {
+
+        /**
+         * Input tokens estimated for a document (a PDF or file) given by URL or file id,
+         * whose content the request does not carry. Documents sent inline are estimated
+         * from their content (a PDF by its pages, a text document as text).
+         */
+        private long documentTokens = 3000;
+
+        public long getDocumentTokens() {
+            return this.documentTokens;
+        }
+
+        public void setDocumentTokens(long documentTokens) {
+            this.documentTokens = documentTokens;
+        }
 
     }
 

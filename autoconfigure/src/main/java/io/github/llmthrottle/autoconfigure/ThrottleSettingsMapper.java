@@ -88,6 +88,10 @@ final class ThrottleSettingsMapper {
             .from(limiter(properties.getConcurrency(), properties.getSlowStart(), properties.getMaxTrackedNames()))
             .to(settings, ThrottleSettings::withLimiter);
         settings = map.from(quotas(properties)).to(settings, ThrottleSettings::withQuotas);
+        settings = map.from(properties.getEstimation()::getDocumentTokens)
+            .as(ThrottleSettingsMapper.<Long>nonNegativeLong("estimation.document-tokens",
+                    "Set the tokens a document given by URL or file id is estimated at, 0 or more (3000 by default)."))
+            .to(settings, ThrottleSettings::withDocumentTokens);
         return settings;
     }
 
@@ -404,6 +408,10 @@ final class ThrottleSettingsMapper {
 
     private static Adapter<Integer, Integer> atLeastOne(String property, String action) {
         return (value) -> check(property, value, (number) -> number >= 1, "must be at least 1", action);
+    }
+
+    private static <N extends Number> Adapter<N, N> nonNegativeLong(String property, String action) {
+        return (value) -> check(property, value, (number) -> number.longValue() >= 0, "must not be negative", action);
     }
 
     private static Adapter<Integer, Integer> nonNegativeNumber(String property, String action) {

@@ -105,7 +105,7 @@ public final class LlmThrottleRegistry {
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
             LlmThrottleObservations observations, TokenQuotas quotas) {
-        RequestBodyReader requestReader = new RequestBodyReader();
+        RequestBodyReader requestReader = new RequestBodyReader(settings.documentTokens());
         UsageReader usageReader = new UsageReader();
         return new LlmThrottleRegistry(settings, (client) -> new ThrottledClient(client, limiters, estimator,
                 tenantResolver, observer, observations, requestReader, usageReader, settings.circuit(), time, quotas),

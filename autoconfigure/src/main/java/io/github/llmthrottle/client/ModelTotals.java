@@ -32,6 +32,10 @@ public final class ModelTotals {
 
     final LongAdder outputTokens = new LongAdder();
 
+    final LongAdder cacheReadTokens = new LongAdder();
+
+    final LongAdder cacheWriteTokens = new LongAdder();
+
     /**
      * A snapshot of the totals.
      * @return the snapshot
@@ -39,7 +43,8 @@ public final class ModelTotals {
     public Snapshot snapshot() {
         return new Snapshot(this.calls.sum(), this.attempts.sum(), this.succeeded.sum(), this.failed.sum(),
                 this.rateLimited.sum(), this.overloaded.sum(), this.retries.sum(), this.fallbacks.sum(),
-                this.rejected.sum(), this.inputTokens.sum(), this.outputTokens.sum());
+                this.rejected.sum(), this.inputTokens.sum(), this.outputTokens.sum(), this.cacheReadTokens.sum(),
+                this.cacheWriteTokens.sum());
     }
 
     /**
@@ -57,11 +62,16 @@ public final class ModelTotals {
      * @param fallbacks calls routed away from this model
      * @param rejected calls refused by admission (queue full, max-wait, tenant quota,
      * circuit)
-     * @param inputTokens input tokens the provider counted
+     * @param inputTokens input tokens the provider counted against its limits (cache
+     * writes included, Anthropic's cache reads not)
      * @param outputTokens output tokens the provider counted
+     * @param cacheReadTokens input tokens read from the prompt cache
+     * @param cacheWriteTokens input tokens written to the prompt cache (part of
+     * {@code inputTokens})
      */
     public record Snapshot(long calls, long attempts, long succeeded, long failed, long rateLimited, long overloaded,
-            long retries, long fallbacks, long rejected, long inputTokens, long outputTokens) {
+            long retries, long fallbacks, long rejected, long inputTokens, long outputTokens, long cacheReadTokens,
+            long cacheWriteTokens) {
 
     }
 

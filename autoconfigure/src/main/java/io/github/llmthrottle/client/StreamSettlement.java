@@ -57,7 +57,8 @@ final class StreamSettlement {
 
     private @Nullable InputStream body;
 
-    private long inputTokens = -1;
+    /** The input side of the stream's usage: the last event that reported input. */
+    private @Nullable Usage input;
 
     private long outputTokens = -1;
 
@@ -156,10 +157,19 @@ final class StreamSettlement {
             if (open != null) {
                 open.remove(this);
             }
-            Usage usage = (this.inputTokens >= 0 || this.outputTokens >= 0)
-                    ? new Usage(Math.max(0, this.inputTokens), Math.max(0, this.outputTokens)) : null;
+            Usage usage = (this.input != null || this.outputTokens >= 0) ? streamedUsage() : null;
             this.onEnd.accept(new Outcome(usage, this.errorType, complete));
         }
+    }
+
+    /** The stream's usage: its input side as last reported, its most output tokens. */
+    private Usage streamedUsage() {
+        Usage in = this.input;
+        long output = Math.max(0, this.outputTokens);
+        if (in == null) {
+            return new Usage(0, output);
+        }
+        return new Usage(in.inputTokens(), output, in.cacheReadTokens(), in.cacheWriteTokens(), in.promptTokens());
     }
 
     private void onBytes() {
@@ -200,8 +210,8 @@ final class StreamSettlement {
             Usage usage = this.usageReader.read(line, offset, size);
             if (usage != null) {
                 // Anthropic's message_delta usage is cumulative and may omit input tokens
-                if (usage.inputTokens() > 0) {
-                    this.inputTokens = usage.inputTokens();
+                if (usage.promptTokens() > 0) {
+                    this.input = usage;
                 }
                 this.outputTokens = Math.max(this.outputTokens, usage.outputTokens());
             }

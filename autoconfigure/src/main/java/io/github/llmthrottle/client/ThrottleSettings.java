@@ -10,6 +10,7 @@ import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.QuotaSettings;
 import io.github.llmthrottle.limit.TenantLimits;
+import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.routing.CircuitSettings;
 import org.jspecify.annotations.Nullable;
 
@@ -25,10 +26,31 @@ import org.jspecify.annotations.Nullable;
  * @param limiter the adaptive concurrency limit's start and default ceiling, and the slow
  * start, of every model
  * @param quotas the token quotas per day and month of every client, model and tenant
+ * @param documentTokens the estimated input tokens of a document given by URL or file id
  */
 public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
         @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides, CircuitSettings circuit,
-        LimiterOptions limiter, QuotaSettings quotas) {
+        LimiterOptions limiter, QuotaSettings quotas, long documentTokens) {
+
+    /**
+     * Settings with the default estimate of documents given by reference.
+     * @param clients the clients by name, in configuration order
+     * @param queueCapacity waiting calls per client and model
+     * @param maxWait default longest wait for admission
+     * @param defaultTenantLimits limits of every tenant without an override, or
+     * {@code null}
+     * @param tenantOverrides limits by tenant id
+     * @param circuit settings of every model's circuit
+     * @param limiter the adaptive concurrency limit's start and default ceiling, and the
+     * slow start, of every model
+     * @param quotas the token quotas per day and month of every client, model and tenant
+     */
+    public ThrottleSettings(Map<String, ClientSettings> clients, int queueCapacity, Duration maxWait,
+            @Nullable TenantLimits defaultTenantLimits, Map<String, TenantLimits> tenantOverrides,
+            CircuitSettings circuit, LimiterOptions limiter, QuotaSettings quotas) {
+        this(clients, queueCapacity, maxWait, defaultTenantLimits, tenantOverrides, circuit, limiter, quotas,
+                RequestBodyReader.DEFAULT_DOCUMENT_TOKENS);
+    }
 
     /**
      * Settings without token quotas.
@@ -100,7 +122,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withClients(Map<String, ClientSettings> clients) {
         return new ThrottleSettings(clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -110,7 +132,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withQueueCapacity(int queueCapacity) {
         return new ThrottleSettings(this.clients, queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -120,7 +142,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withMaxWait(Duration maxWait) {
         return new ThrottleSettings(this.clients, this.queueCapacity, maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -131,7 +153,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withDefaultTenantLimits(@Nullable TenantLimits defaultTenantLimits) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, defaultTenantLimits,
-                this.tenantOverrides, this.circuit, this.limiter, this.quotas);
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -141,7 +163,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withTenantOverrides(Map<String, TenantLimits> tenantOverrides) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                tenantOverrides, this.circuit, this.limiter, this.quotas);
+                tenantOverrides, this.circuit, this.limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -151,7 +173,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withCircuit(CircuitSettings circuit) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, circuit, this.limiter, this.quotas);
+                this.tenantOverrides, circuit, this.limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -162,7 +184,7 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withLimiter(LimiterOptions limiter) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit, limiter, this.quotas);
+                this.tenantOverrides, this.circuit, limiter, this.quotas, this.documentTokens);
     }
 
     /**
@@ -172,7 +194,18 @@ public record ThrottleSettings(Map<String, ClientSettings> clients, int queueCap
      */
     public ThrottleSettings withQuotas(QuotaSettings quotas) {
         return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
-                this.tenantOverrides, this.circuit, this.limiter, quotas);
+                this.tenantOverrides, this.circuit, this.limiter, quotas, this.documentTokens);
+    }
+
+    /**
+     * A copy with another estimate of documents given by reference.
+     * @param documentTokens the estimated input tokens of a document given by URL or file
+     * id
+     * @return the new settings
+     */
+    public ThrottleSettings withDocumentTokens(long documentTokens) {
+        return new ThrottleSettings(this.clients, this.queueCapacity, this.maxWait, this.defaultTenantLimits,
+                this.tenantOverrides, this.circuit, this.limiter, this.quotas, documentTokens);
     }
 
     /**

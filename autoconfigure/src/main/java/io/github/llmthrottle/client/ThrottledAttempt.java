@@ -214,6 +214,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         this.call.observeResponse(requestId);
         if (status / 100 == 2) {
+            // the provider's cache entry is available once its response begins: calls
+            // waiting with the same prompt now ask only for what follows it
+            if (this.call.client.promptCache.answered(this.call.model.name, this.call.llmRequest)) {
+                this.target.limiter.demandsChanged();
+            }
             calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
             if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
                 return stream(response, status, headers, permit);
@@ -411,7 +416,17 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         this.call.observeUsage(usage);
         this.call.client.events.onUsage(this.call.client.getName(), this.target.name, usage);
-        this.call.client.estimator.observe(this.call.model.name, this.call.llmRequest, usage.inputTokens());
+        this.call.client.promptCache.settled(this.call.model.name, this.call.llmRequest,
+                usage.cacheReadTokens() > 0 || usage.cacheWriteTokens() > 0);
+        // the whole prompt, cache reads included, measures its text
+        try {
+            this.call.client.estimator.observe(this.call.model.name, this.call.llmRequest, usage.promptTokens());
+        }
+        catch (RuntimeException ex) {
+            // an application's estimator must not keep the call from settling
+            logger.warn("TokenEstimator.observe failed for client '" + clientName() + "', model '" + modelName()
+                    + "'; the call is settled all the same", ex);
+        }
     }
 
     private ClientSettings settings() {

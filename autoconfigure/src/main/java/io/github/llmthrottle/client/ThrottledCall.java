@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
@@ -71,6 +72,9 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     final LlmRequest llmRequest;
 
+    /** The estimated input tokens of the whole prompt, cached prefix included. */
+    private final long promptTokens;
+
     final ThrottledModel model;
 
     final AdmissionRequest admission;
@@ -108,19 +112,40 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
         String modelName = modelOf(context);
         this.model = client.model(modelName);
-        long inputTokens = client.estimator.estimateInputTokens(modelName, this.llmRequest);
+        this.promptTokens = client.estimator.estimateInputTokens(modelName, this.llmRequest);
+        // what the provider will count: not the prefix it is expected to read from its
+        // prompt cache
+        LlmRequest counted = client.promptCache.counted(modelName, this.llmRequest);
+        long inputTokens = (counted == this.llmRequest) ? this.promptTokens
+                : client.estimator.estimateInputTokens(modelName, counted);
         Long maxOutput = this.llmRequest.maxOutputTokens();
         Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
         String tenant = (context != null && context.getTenant() != null) ? context.getTenant()
                 : client.tenantResolver.resolveTenant(request);
         Duration maxWait = (context != null) ? context.getMaxWait() : null;
+        // a call that waits may find its prompt's prefix cached by then
+        LongSupplier recount = this.llmRequest.cachePrefixes().isEmpty() ? null : () -> recount(modelName);
         this.admission = new AdmissionRequest(priority, tenant, inputTokens, (maxOutput != null) ? maxOutput : 0,
-                maxWait);
+                maxWait, recount);
         // a tenant from the TenantResolver is made current for the call, so observers
         // (metrics) see it too
         this.scope = (context == null && tenant != null)
                 ? ThrottleContext.open(new ThrottleContext(client.getName(), modelName, priority, tenant, 0, null))
                 : null;
+    }
+
+    /**
+     * The input the provider will count now, for a call that waits for admission (under
+     * the limiter's lock: an estimator that fails leaves the estimate as it was).
+     */
+    private long recount(String modelName) {
+        try {
+            return this.client.estimator.estimateInputTokens(modelName,
+                    this.client.promptCache.counted(modelName, this.llmRequest));
+        }
+        catch (RuntimeException ex) {
+            return -1;
+        }
     }
 
     private String modelOf(@Nullable ThrottleContext context) {
@@ -194,14 +219,14 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     /**
      * Refuses, before anything is sent, a request that does not fit its model's context
-     * window: its estimated input (as admission estimates it) plus the output it
+     * window: its estimated input (the whole prompt, cached or not) plus the output it
      * reserves.
      */
     private void checkContextWindow() {
         Long window = this.model.contextWindow;
-        if (window != null && this.admission.inputTokens() + this.admission.outputTokens() > window) {
-            throw new ContextWindowExceededException(this.client.getName(), this.model.name,
-                    this.admission.inputTokens(), this.admission.outputTokens(), window);
+        if (window != null && this.promptTokens + this.admission.outputTokens() > window) {
+            throw new ContextWindowExceededException(this.client.getName(), this.model.name, this.promptTokens,
+                    this.admission.outputTokens(), window);
         }
     }
 

@@ -53,6 +53,9 @@ public final class ThrottledClient {
 
     final UsageReader usageReader;
 
+    /** What the provider's prompt cache is expected to hold for this client's models. */
+    final PromptCache promptCache;
+
     final TimeSource time;
 
     final TenantResolver tenantResolver;
@@ -115,6 +118,7 @@ public final class ThrottledClient {
         this.usageReader = usageReader;
         this.circuitSettings = circuitSettings;
         this.time = time;
+        this.promptCache = new PromptCache(time);
         this.events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
         // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM

@@ -51,6 +51,8 @@ final class TotalsObserver implements ThrottleObserver {
         ModelTotals totals = this.totals.apply(model);
         totals.inputTokens.add(usage.inputTokens());
         totals.outputTokens.add(usage.outputTokens());
+        totals.cacheReadTokens.add(usage.cacheReadTokens());
+        totals.cacheWriteTokens.add(usage.cacheWriteTokens());
     }
 
     @Override

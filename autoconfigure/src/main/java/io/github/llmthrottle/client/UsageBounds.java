@@ -25,13 +25,20 @@ final class UsageBounds {
     static Usage sane(Usage usage, ModelLimits limits, String client, String model) {
         long input = bound(usage.inputTokens(), limits.inputTokensPerMinute());
         long output = bound(usage.outputTokens(), limits.outputTokensPerMinute());
-        if (input == usage.inputTokens() && output == usage.outputTokens()) {
+        // cache reads count against no limit, but teach the estimate and show in metrics
+        long cacheRead = bound(usage.cacheReadTokens(), limits.inputTokensPerMinute());
+        if (input == usage.inputTokens() && output == usage.outputTokens() && cacheRead == usage.cacheReadTokens()
+                && usage.cacheWriteTokens() >= 0 && usage.promptTokens() >= 0) {
             return usage;
         }
+        long cacheWrite = Math.max(0, Math.min(usage.cacheWriteTokens(), input));
         logger.warn("Client '" + client + "', model '" + model + "': the provider reported implausible usage (input "
-                + usage.inputTokens() + ", output " + usage.outputTokens() + " tokens); settled as input " + input
-                + ", output " + output);
-        return new Usage(input, output);
+                + usage.inputTokens() + ", output " + usage.outputTokens() + ", cache read " + usage.cacheReadTokens()
+                + " tokens); settled as input " + input + ", output " + output + ", cache read " + cacheRead);
+        // OpenAI's cached tokens are part of its input tokens, Anthropic's cache reads
+        // are not
+        boolean readsCounted = usage.promptTokens() == usage.inputTokens();
+        return new Usage(input, output, cacheRead, cacheWrite, readsCounted ? input : input + cacheRead);
     }
 
     private static long bound(long tokens, @Nullable Long perMinute) {

@@ -112,6 +112,8 @@ final class AdmissionGate {
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
         }
         waiter.beyondDeadline = false;
+        // its prompt's prefix may have been cached since it arrived
+        waiter.request = waiter.request.recounted();
         AdmissionRequest request = waiter.request;
         LlmThrottleException failure = oversize(request, waiter.tenant);
         if (failure != null) {

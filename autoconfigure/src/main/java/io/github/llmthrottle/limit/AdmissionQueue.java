@@ -247,7 +247,8 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
      */
     static final class Waiter {
 
-        final AdmissionRequest request;
+        /** What the call asks: its input estimate may fall while it waits. */
+        AdmissionRequest request;
 
         final @Nullable BucketSet tenant;
 

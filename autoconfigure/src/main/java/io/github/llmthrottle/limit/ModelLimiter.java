@@ -357,6 +357,14 @@ public final class ModelLimiter implements Admission {
         update((now) -> this.pause.extendTo(Nanos.saturatedAdd(now, Nanos.between(this.timeSource.instant(), until))));
     }
 
+    /**
+     * Examines the waiting calls again: what one of them asks may have fallen (its
+     * prompt's prefix is now in the provider's cache).
+     */
+    public void demandsChanged() {
+        update((now) -> this.gate.bucketsChanged());
+    }
+
     /** Forgets this model's buckets and its tenants' in this instance's store. */
     void forgetBuckets() {
         update((now) -> {

@@ -169,6 +169,8 @@ public final class ThrottleMetrics implements ThrottleObserver {
                 }
                 counter(TOKENS, client.name(), model, "type", "input", null);
                 counter(TOKENS, client.name(), model, "type", "output", null);
+                counter(TOKENS, client.name(), model, "type", "cache_read", null);
+                counter(TOKENS, client.name(), model, "type", "cache_write", null);
                 retryAfter(client.name(), model, null);
                 settings.fallback().forEach((to) -> fallbacks(client.name(), model, to));
             }
@@ -222,6 +224,8 @@ public final class ThrottleMetrics implements ThrottleObserver {
         String tenant = tenant(client);
         counter(TOKENS, client, model, "type", "input", tenant).increment(usage.inputTokens());
         counter(TOKENS, client, model, "type", "output", tenant).increment(usage.outputTokens());
+        counter(TOKENS, client, model, "type", "cache_read", tenant).increment(usage.cacheReadTokens());
+        counter(TOKENS, client, model, "type", "cache_write", tenant).increment(usage.cacheWriteTokens());
     }
 
     @Override

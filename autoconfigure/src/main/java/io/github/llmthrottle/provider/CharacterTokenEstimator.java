@@ -7,9 +7,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * The default {@link TokenEstimator}: characters of prompt text divided by a
  * characters-per-token ratio, plus the estimated tokens of images and documents, starting
  * at 4 (English prose) and corrected per model from the usage the provider returns, as an
- * exponentially weighted moving average. The ratio is kept within [1, 8] so one odd
- * response cannot derail it; the estimate leans high (it is rounded up and a small
- * per-request overhead is added) because underestimating is what causes 429s.
+ * exponentially weighted moving average. It learns from the whole prompt the provider
+ * read (cache reads included) against all its characters, and only from prompts of text
+ * alone. The ratio is kept within [1, 8] so one odd response cannot derail it; the
+ * estimate leans high (it is rounded up and a small per-request overhead is added)
+ * because underestimating is what causes 429s.
  */
 public final class CharacterTokenEstimator implements TokenEstimator {
 
@@ -36,9 +38,10 @@ public final class CharacterTokenEstimator implements TokenEstimator {
 
     @Override
     public void observe(String model, LlmRequest request, long actualInputTokens) {
-        // images and documents are estimated apart: only the text teaches the ratio
-        long textTokens = actualInputTokens - OVERHEAD_TOKENS - request.mediaTokens();
-        if (request.textCharacters() < 200 || textTokens <= 0) {
+        // images and documents are estimated apart, and what the provider makes of them
+        // is not known: only a prompt of text alone teaches the ratio
+        long textTokens = actualInputTokens - OVERHEAD_TOKENS;
+        if (!request.isTextOnly() || request.textCharacters() < 200 || textTokens <= 0) {
             return;
         }
         double observed = Math.max(MIN_RATIO, Math.min(MAX_RATIO, (double) request.textCharacters() / textTokens));

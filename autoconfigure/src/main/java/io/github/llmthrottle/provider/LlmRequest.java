@@ -1,5 +1,7 @@
 package io.github.llmthrottle.provider;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,9 +19,31 @@ import org.jspecify.annotations.Nullable;
  * @param mediaTokens estimated input tokens of the images and documents (never counted as
  * text)
  * @param bodyBytes size of the body in bytes
+ * @param cachePrefixes the prefixes of the prompt that the provider's prompt cache may
+ * hold, shortest first: the blocks ending at a {@code cache_control} breakpoint and those
+ * the provider looks back to before one; empty when the request marks none
  */
 public record LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens, boolean stream, boolean includeUsage,
-        long textCharacters, long mediaTokens, int bodyBytes) {
+        long textCharacters, long mediaTokens, int bodyBytes, List<PromptPrefix> cachePrefixes) {
+
+    public LlmRequest {
+        cachePrefixes = List.copyOf(cachePrefixes);
+    }
+
+    /**
+     * A request without prompt caching.
+     * @param model the {@code model} field, or {@code null} when absent
+     * @param maxOutputTokens the output tokens it reserves, or {@code null}
+     * @param stream whether it streams
+     * @param includeUsage whether an OpenAI stream asked for a final usage chunk
+     * @param textCharacters characters of prompt text
+     * @param mediaTokens estimated input tokens of the images and documents
+     * @param bodyBytes size of the body in bytes
+     */
+    public LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens, boolean stream, boolean includeUsage,
+            long textCharacters, long mediaTokens, int bodyBytes) {
+        this(model, maxOutputTokens, stream, includeUsage, textCharacters, mediaTokens, bodyBytes, List.of());
+    }
 
     /**
      * A request with text only.
@@ -38,6 +62,28 @@ public record LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens,
     /** A request whose body is not an LLM request (empty, not JSON). */
     public static LlmRequest unknown(int bodyBytes) {
         return new LlmRequest(null, null, false, false, 0, 0, bodyBytes);
+    }
+
+    /**
+     * Whether the estimate of this request is its text alone: no image or document is
+     * estimated apart, so what the provider counts teaches the characters-per-token
+     * ratio.
+     * @return {@code true} when the prompt is text only
+     */
+    public boolean isTextOnly() {
+        return this.mediaTokens == 0;
+    }
+
+    /**
+     * The part of this request after {@code prefix}: what the provider counts as input
+     * when it reads {@code prefix} from its cache.
+     * @param prefix one of {@link #cachePrefixes()}
+     * @return the request without the prefix's text and media (and without prefixes)
+     */
+    public LlmRequest after(PromptPrefix prefix) {
+        return new LlmRequest(this.model, this.maxOutputTokens, this.stream, this.includeUsage,
+                Math.max(0, this.textCharacters - prefix.textCharacters()),
+                Math.max(0, this.mediaTokens - prefix.mediaTokens()), this.bodyBytes, List.of());
     }
 
 }

@@ -1,5 +1,8 @@
 package io.github.llmthrottle.provider;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -9,25 +12,77 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads an Anthropic Messages or OpenAI Chat Completions request body in one streaming
- * pass, without building a tree: the top-level {@code model}, {@code max_tokens} (or
- * {@code max_completion_tokens}), {@code stream}, {@code stream_options.include_usage},
- * and the number of characters of text in the prompt fields. A body that is not JSON
+ * Reads an Anthropic Messages, OpenAI Chat Completions or Responses request body in one
+ * streaming pass, without building a tree: the top-level {@code model},
+ * {@code max_tokens} (or {@code max_completion_tokens}, {@code max_output_tokens}),
+ * {@code stream}, {@code stream_options.include_usage}, the number of characters of text
+ * in the prompt fields, the estimated tokens of its images and documents, and the
+ * prefixes of the prompt that Anthropic's prompt cache may hold. A body that is not JSON
  * gives {@link LlmRequest#unknown(int)}, never an exception.
+ * <p>
+ * Images and documents are estimated as the provider counts them, never as the characters
+ * of their data or reference ({@link MediaTokens}): a base64 image by its size, a base64
+ * PDF by its pages, an image given by URL or file id at the most an image costs, a
+ * document given by URL or file id at a configured number of tokens. A document whose
+ * source is text ({@code "source":{"type":"text","data":...}}) is text. Tool definitions
+ * count with their property names, which are part of their schemas.
+ * <p>
+ * Prompt caching: Anthropic caches the prompt in the order tools, system, messages, up to
+ * each {@code cache_control} breakpoint, and reads from its cache the longest prefix an
+ * earlier call wrote, looking back up to 20 blocks before a breakpoint. Each prefix that
+ * ends at a block (a tool, a system block, a message or a content block) at or before a
+ * breakpoint is hashed (in that order, whatever the order of the fields in the JSON) and
+ * measured, so that admission can tell which part of the prompt the provider will count.
  */
 public final class RequestBodyReader {
 
+    /** Tokens of a document given by URL or file id, unless configured otherwise. */
+    public static final long DEFAULT_DOCUMENT_TOKENS = 3_000;
+
     private static final Set<String> PROMPT_FIELDS = Set.of("messages", "system", "tools", "prompt", "input",
-            "tool_choice", "functions");
+            "instructions", "tool_choice", "functions");
+
+    /** The prompt fields Anthropic caches, in the order it caches them. */
+    private static final List<String> CACHED_SECTIONS = List.of("tools", "system", "messages");
+
+    /** How many blocks before a breakpoint Anthropic looks back for a cached prefix. */
+    private static final int LOOKBACK_BLOCKS = 20;
+
+    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
+
+    private static final long FNV_PRIME = 0x100000001b3L;
 
     private final JsonMapper mapper;
 
-    public RequestBodyReader(JsonMapper mapper) {
+    private final long documentTokens;
+
+    /**
+     * Creates a reader.
+     * @param mapper the JSON mapper whose parser reads bodies
+     * @param documentTokens the tokens of a document given by URL or file id
+     */
+    public RequestBodyReader(JsonMapper mapper, long documentTokens) {
+        if (documentTokens < 0) {
+            throw new IllegalArgumentException("documentTokens must not be negative, was " + documentTokens);
+        }
         this.mapper = mapper;
+        this.documentTokens = documentTokens;
+    }
+
+    public RequestBodyReader(JsonMapper mapper) {
+        this(mapper, DEFAULT_DOCUMENT_TOKENS);
+    }
+
+    /**
+     * Creates a reader.
+     * @param documentTokens the tokens of a document given by URL or file id
+     */
+    public RequestBodyReader(long documentTokens) {
+        this(JsonMapper.builder().build(), documentTokens);
     }
 
     public RequestBodyReader() {
-        this(JsonMapper.builder().build());
+        this(DEFAULT_DOCUMENT_TOKENS);
     }
 
     /**
@@ -67,7 +122,8 @@ public final class RequestBodyReader {
                 case "stream_options" -> includeUsage = includeUsage(parser, value);
                 default -> {
                     if (PROMPT_FIELDS.contains(field)) {
-                        count(parser, value, field, null, prompt);
+                        prompt.enter(field);
+                        count(parser, value, field, null, false, prompt);
                     }
                     else {
                         parser.skipChildren();
@@ -75,7 +131,8 @@ public final class RequestBodyReader {
                 }
             }
         }
-        return new LlmRequest(model, maxTokens, stream, includeUsage, prompt.characters, prompt.mediaTokens, bodyBytes);
+        return new LlmRequest(model, maxTokens, stream, includeUsage, prompt.characters, prompt.mediaTokens, bodyBytes,
+                prompt.prefixes());
     }
 
     private static @Nullable Long longValue(JsonParser parser, JsonToken value, @Nullable Long current) {
@@ -107,28 +164,27 @@ public final class RequestBodyReader {
     }
 
     /**
-     * Counts the characters of every string value (not property names) in the current
-     * value, except images and documents, whose tokens are estimated apart
-     * ({@link MediaTokens}): Anthropic's base64 {@code source.data} and
-     * {@code source.url}, OpenAI's {@code image_url} (data URL or link),
-     * {@code file_data} and {@code input_audio.data}.
+     * Counts (and hashes) the current value: the characters of every string value, and of
+     * property names inside tool definitions; images and documents apart (OpenAI's
+     * {@code image_url}, {@code file_data} and {@code input_audio.data}, Anthropic's
+     * {@code source}, file ids and file URLs).
+     * @param inArray whether the value is an element of an array (a block: its end is a
+     * place the provider may have cached the prompt up to)
      */
-    private static void count(JsonParser parser, JsonToken value, @Nullable String field, @Nullable String parent,
-            Prompt prompt) {
+    private void count(JsonParser parser, JsonToken value, @Nullable String field, @Nullable String parent,
+            boolean inArray, Prompt prompt) {
         switch (value) {
-            case START_OBJECT -> {
-                while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
-                    String name = parser.currentName();
-                    count(parser, parser.nextToken(), name, field, prompt);
-                }
-            }
+            case START_OBJECT -> countObject(parser, field, inArray, prompt);
             case START_ARRAY -> {
+                prompt.hash('[');
                 JsonToken token;
                 while ((token = parser.nextToken()) != JsonToken.END_ARRAY && token != null) {
-                    count(parser, token, null, field, prompt);
+                    count(parser, token, null, field, true, prompt);
                 }
+                prompt.hash(']');
             }
             case VALUE_STRING -> {
+                prompt.hash(parser);
                 if (isMedia(parser, field, parent)) {
                     prompt.mediaTokens += isLink(parser) ? MediaTokens.MAX_IMAGE_TOKENS
                             : MediaTokens.ofBase64(parser.getString());
@@ -137,9 +193,106 @@ public final class RequestBodyReader {
                     prompt.characters += parser.getStringLength();
                 }
             }
-            default -> {
+            default -> prompt.hash(parser);
+        }
+    }
+
+    private void countObject(JsonParser parser, @Nullable String field, boolean inArray, Prompt prompt) {
+        Block block = new Block();
+        prompt.hash('{');
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            JsonToken token = parser.nextToken();
+            if ("cache_control".equals(name)) {
+                // the same block with or without a breakpoint is the same prefix
+                block.breakpoint = cacheTtl(parser, token);
+                continue;
+            }
+            prompt.hashName(name);
+            if (prompt.countsNames()) {
+                prompt.characters += name.length();
+            }
+            if ("type".equals(name) && token == JsonToken.VALUE_STRING) {
+                block.type = parser.getString();
+            }
+            if ("source".equals(name) && token == JsonToken.START_OBJECT) {
+                source(parser, block, prompt);
+            }
+            else if (("file_id".equals(name) || "file_url".equals(name)) && token == JsonToken.VALUE_STRING) {
+                prompt.hash(parser);
+                block.references++;
+            }
+            else {
+                count(parser, token, name, field, false, prompt);
             }
         }
+        prompt.hash('}');
+        prompt.mediaTokens += block.referenceTokens(this.documentTokens);
+        if (inArray) {
+            prompt.blockEnded(block.breakpoint);
+        }
+    }
+
+    /**
+     * Reads an Anthropic {@code source} object: text is counted as text, base64 data by
+     * what it holds, a URL or a file id by the kind of block it is in (decided when the
+     * block ends, whatever the order of its fields).
+     */
+    private void source(JsonParser parser, Block block, Prompt prompt) {
+        String type = null;
+        String data = null;
+        prompt.hash('{');
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            JsonToken token = parser.nextToken();
+            prompt.hashName(name);
+            if (token == JsonToken.VALUE_STRING) {
+                prompt.hash(parser);
+                switch (name) {
+                    case "type" -> type = parser.getString();
+                    case "data" -> data = parser.getString();
+                    case "url", "file_id" -> block.references++;
+                    default -> {
+                        // media_type: the data's kind, sniffed from its bytes instead
+                    }
+                }
+            }
+            else {
+                // "content": a custom content document, counted as the blocks it holds
+                count(parser, token, name, "source", false, prompt);
+            }
+        }
+        prompt.hash('}');
+        if (data != null) {
+            if ("text".equals(type)) {
+                prompt.characters += data.length();
+            }
+            else {
+                prompt.mediaTokens += MediaTokens.ofBase64(data);
+            }
+        }
+    }
+
+    /**
+     * The TTL of a {@code cache_control} value, or {@code null} when it marks nothing.
+     */
+    private static @Nullable Duration cacheTtl(JsonParser parser, JsonToken value) {
+        if (value != JsonToken.START_OBJECT) {
+            parser.skipChildren();
+            return null;
+        }
+        Duration ttl = PromptPrefix.FIVE_MINUTES;
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            JsonToken token = parser.nextToken();
+            if ("ttl".equals(name) && token == JsonToken.VALUE_STRING && "1h".equals(parser.getString())) {
+                ttl = PromptPrefix.ONE_HOUR;
+            }
+            else {
+                parser.skipChildren();
+            }
+        }
+        return ttl;
     }
 
     private static boolean isMedia(JsonParser parser, @Nullable String field, @Nullable String parent) {
@@ -147,8 +300,8 @@ public final class RequestBodyReader {
             return false;
         }
         return switch (field) {
-            case "data" -> "source".equals(parent) || "input_audio".equals(parent);
-            case "url" -> "source".equals(parent) || "image_url".equals(parent) || startsWith(parser, "data:");
+            case "data" -> "input_audio".equals(parent);
+            case "url" -> "image_url".equals(parent) || startsWith(parser, "data:");
             case "image_url", "file_data" -> true;
             default -> false;
         };
@@ -173,15 +326,6 @@ public final class RequestBodyReader {
         return true;
     }
 
-    /** What the prompt fields hold. */
-    private static final class Prompt {
-
-        long characters;
-
-        long mediaTokens;
-
-    }
-
     private static int firstNonWhitespace(byte[] body) {
         for (byte b : body) {
             if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
@@ -189,6 +333,172 @@ public final class RequestBodyReader {
             }
         }
         return -1;
+    }
+
+    /** What one JSON object (a content block, a tool, a message) holds. */
+    private static final class Block {
+
+        @Nullable String type;
+
+        /** Images or documents given by URL or file id. */
+        int references;
+
+        /**
+         * The TTL of the block's {@code cache_control}, or {@code null} when it has none.
+         */
+        @Nullable Duration breakpoint;
+
+        long referenceTokens(long documentTokens) {
+            if (this.references == 0) {
+                return 0;
+            }
+            boolean image = this.type != null && this.type.contains("image");
+            return this.references * (image ? MediaTokens.MAX_IMAGE_TOKENS : documentTokens);
+        }
+
+    }
+
+    /**
+     * What the prompt fields hold, and the hashes of the cached sections as they are
+     * read.
+     */
+    private static final class Prompt {
+
+        long characters;
+
+        long mediaTokens;
+
+        /** The cached section being read (an index of CACHED_SECTIONS), or -1. */
+        private int section = -1;
+
+        private final long[] hashes = { FNV_OFFSET, FNV_OFFSET, FNV_OFFSET };
+
+        private final long[] sectionCharacters = new long[3];
+
+        private final long[] sectionMedia = new long[3];
+
+        /** The characters and media before the section being read. */
+        private long charactersBefore;
+
+        private long mediaBefore;
+
+        private final List<Mark> marks = new ArrayList<>();
+
+        /** Whether the field being read holds tool definitions. */
+        private boolean tools;
+
+        void enter(String field) {
+            closeSection();
+            this.section = CACHED_SECTIONS.indexOf(field);
+            this.tools = "tools".equals(field) || "functions".equals(field);
+            this.charactersBefore = this.characters;
+            this.mediaBefore = this.mediaTokens;
+        }
+
+        private void closeSection() {
+            if (this.section >= 0) {
+                this.sectionCharacters[this.section] += this.characters - this.charactersBefore;
+                this.sectionMedia[this.section] += this.mediaTokens - this.mediaBefore;
+            }
+        }
+
+        /** Whether property names are text here: the schemas of tool definitions. */
+        boolean countsNames() {
+            return this.tools;
+        }
+
+        void hash(char marker) {
+            mix(marker);
+        }
+
+        void hashName(String name) {
+            mix(':');
+            for (int i = 0; i < name.length(); i++) {
+                mix(name.charAt(i));
+            }
+        }
+
+        void hash(JsonParser parser) {
+            mix('"');
+            if (parser.currentToken() == JsonToken.VALUE_STRING) {
+                char[] chars = parser.getStringCharacters();
+                int offset = parser.getStringOffset();
+                int length = parser.getStringLength();
+                for (int i = offset; i < offset + length; i++) {
+                    mix(chars[i]);
+                }
+            }
+            else {
+                String text = parser.getString();
+                for (int i = 0; i < text.length(); i++) {
+                    mix(text.charAt(i));
+                }
+            }
+        }
+
+        private void mix(char c) {
+            if (this.section >= 0) {
+                this.hashes[this.section] = (this.hashes[this.section] ^ c) * FNV_PRIME;
+            }
+        }
+
+        /** A block of a cached section ended: the prompt may be cached up to here. */
+        void blockEnded(@Nullable Duration breakpoint) {
+            if (this.section < 0) {
+                return;
+            }
+            this.marks.add(new Mark(this.section, this.hashes[this.section],
+                    this.sectionCharacters[this.section] + this.characters - this.charactersBefore,
+                    this.sectionMedia[this.section] + this.mediaTokens - this.mediaBefore, breakpoint));
+        }
+
+        /**
+         * The prefixes at each breakpoint and at the blocks the provider looks back to
+         * before one, in the provider's order (tools, system, messages), shortest first.
+         */
+        List<PromptPrefix> prefixes() {
+            closeSection();
+            this.section = -1;
+            if (this.marks.stream().noneMatch((mark) -> mark.breakpoint != null)) {
+                return List.of();
+            }
+            List<Mark> ordered = new ArrayList<>(this.marks);
+            // stable: the marks of one section stay in the order they were read
+            ordered.sort((a, b) -> Integer.compare(a.section, b.section));
+            List<PromptPrefix> prefixes = new ArrayList<>();
+            int lastBreakpoint = -1;
+            for (int i = ordered.size() - 1; i >= 0; i--) {
+                if (ordered.get(i).breakpoint != null) {
+                    lastBreakpoint = i;
+                }
+                if (lastBreakpoint >= 0 && lastBreakpoint - i <= LOOKBACK_BLOCKS) {
+                    prefixes.add(0, prefix(ordered.get(i)));
+                }
+            }
+            return prefixes;
+        }
+
+        private PromptPrefix prefix(Mark mark) {
+            long hash = FNV_OFFSET;
+            long characters = 0;
+            long media = 0;
+            for (int s = 0; s < mark.section; s++) {
+                hash = (hash ^ this.hashes[s]) * FNV_PRIME;
+                characters += this.sectionCharacters[s];
+                media += this.sectionMedia[s];
+            }
+            hash = (hash ^ mark.hash) * FNV_PRIME;
+            hash = (hash ^ mark.section) * FNV_PRIME;
+            Duration ttl = (mark.breakpoint != null) ? mark.breakpoint : PromptPrefix.FIVE_MINUTES;
+            return new PromptPrefix(hash, characters + mark.characters, media + mark.media, mark.breakpoint != null,
+                    ttl);
+        }
+
+    }
+
+    /** Where a block of a cached section ended, within its section. */
+    private record Mark(int section, long hash, long characters, long media, @Nullable Duration breakpoint) {
+
     }
 
 }

@@ -20,7 +20,8 @@ public interface TokenEstimator {
      * Reports what the provider counted for a request that was estimated earlier.
      * @param model the model
      * @param request the request
-     * @param actualInputTokens the input tokens from the response's usage
+     * @param actualInputTokens every input token of the prompt the response's usage
+     * reports, cache reads and writes included ({@link Usage#promptTokens()})
      */
     default void observe(String model, LlmRequest request, long actualInputTokens) {
     }

@@ -8,13 +8,16 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reads the {@code usage} of a response body or of one streamed event, in either dialect:
- * Anthropic {@code usage.input_tokens + cache_creation_input_tokens} and
- * {@code output_tokens} (also inside {@code message_start.message.usage} and the
- * cumulative {@code message_delta.usage}), OpenAI {@code usage.prompt_tokens} and
- * {@code completion_tokens}. A top-level {@code usage} object wins over one inside
- * {@code message}. Anything else gives {@code null}, never an exception. Reads in one
- * streaming pass, skipping everything but the usage: no tree is built for the (often
- * large) rest of the response.
+ * Anthropic {@code usage.input_tokens}, {@code cache_creation_input_tokens},
+ * {@code cache_read_input_tokens} and {@code output_tokens} (also inside
+ * {@code message_start.message.usage} and the cumulative {@code message_delta.usage}),
+ * OpenAI {@code usage.prompt_tokens} and {@code completion_tokens} with
+ * {@code prompt_tokens_details.cached_tokens}, and the Responses API's
+ * {@code input_tokens} and {@code output_tokens} with
+ * {@code input_tokens_details.cached_tokens}. A top-level {@code usage} object wins over
+ * one inside {@code message}. Anything else gives {@code null}, never an exception. Reads
+ * in one streaming pass, skipping everything but the usage: no tree is built for the
+ * (often large) rest of the response.
  */
 public final class UsageReader {
 
@@ -96,9 +99,12 @@ public final class UsageReader {
         long completion = 0;
         long input = 0;
         long cacheCreation = 0;
+        long cacheRead = 0;
+        long cached = 0;
         long output = 0;
         boolean openAi = false;
         boolean anthropic = false;
+        boolean responses = false;
         while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
             String field = parser.currentName();
             JsonToken value = parser.nextToken();
@@ -120,16 +126,50 @@ public final class UsageReader {
                     anthropic = true;
                 }
                 case "cache_creation_input_tokens" -> cacheCreation = count(parser, value);
+                case "cache_read_input_tokens" -> cacheRead = count(parser, value);
+                case "prompt_tokens_details" -> cached = cachedTokens(parser, value);
+                case "input_tokens_details" -> {
+                    // the Responses API: its input_tokens include the cached ones, as
+                    // Chat Completions' prompt_tokens do
+                    cached = cachedTokens(parser, value);
+                    responses = true;
+                }
                 default -> parser.skipChildren();
             }
         }
         if (openAi) {
-            return new Usage(prompt, completion);
+            return new Usage(prompt, completion, Math.min(cached, prompt), 0, prompt);
+        }
+        if (responses) {
+            return new Usage(input, output, Math.min(cached, input), 0, input);
         }
         if (anthropic) {
-            return new Usage(input + cacheCreation, output);
+            return Usage.ofCachedPrompt(input, cacheCreation, cacheRead, output);
         }
         return null;
+    }
+
+    /**
+     * OpenAI's {@code cached_tokens} inside a {@code prompt_tokens_details} or
+     * {@code input_tokens_details} object, which the parser is at the start of.
+     */
+    private static long cachedTokens(JsonParser parser, JsonToken value) {
+        if (value != JsonToken.START_OBJECT) {
+            parser.skipChildren();
+            return 0;
+        }
+        long cached = 0;
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String field = parser.currentName();
+            JsonToken token = parser.nextToken();
+            if ("cached_tokens".equals(field)) {
+                cached = count(parser, token);
+            }
+            else {
+                parser.skipChildren();
+            }
+        }
+        return Math.max(0, cached);
     }
 
     /**

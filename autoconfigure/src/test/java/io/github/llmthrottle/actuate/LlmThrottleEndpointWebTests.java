@@ -66,6 +66,8 @@ class LlmThrottleEndpointWebTests {
             assertThat(totals.path("rejected").asLong()).isEqualTo(1);
             assertThat(totals.path("inputTokens").asLong()).isPositive();
             assertThat(totals.path("outputTokens").asLong()).isPositive();
+            assertThat(totals.path("cacheReadTokens").isNumber()).isTrue();
+            assertThat(totals.path("cacheWriteTokens").isNumber()).isTrue();
 
             HttpResponse<String> one = app.get("/llmthrottle/anthropic/" + OPUS);
             assertThat(one.statusCode()).isEqualTo(200);
@@ -179,7 +181,7 @@ class LlmThrottleEndpointWebTests {
         assertThat(fieldNames(state.path("queued"))).contains("realtime", "normal", "batch");
         assertThat(fieldNames(state.path("totals"))).containsExactlyInAnyOrder("calls", "attempts", "succeeded",
                 "failed", "rateLimited", "overloaded", "retries", "fallbacks", "rejected", "inputTokens",
-                "outputTokens");
+                "outputTokens", "cacheReadTokens", "cacheWriteTokens");
     }
 
     static List<String> fieldNames(JsonNode node) {

@@ -298,6 +298,14 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void documentTokensAreMappedAndANegativeValueIsRefusedNamingTheProperty() {
+        this.properties.getEstimation().setDocumentTokens(1_500);
+        assertThat(map().documentTokens()).isEqualTo(1_500);
+        this.properties.getEstimation().setDocumentTokens(-1);
+        assertInvalid(this::map, "llm.throttle.estimation.document-tokens", "must not be negative");
+    }
+
+    @Test
     void queueSettingsAreMappedAndChecked() {
         this.properties.getQueue().setCapacity(10);
         this.properties.getQueue().setMaxWait(Duration.ZERO);

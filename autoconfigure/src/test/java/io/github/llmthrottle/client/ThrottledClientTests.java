@@ -271,6 +271,61 @@ class ThrottledClientTests {
     }
 
     @Test
+    void aPromptPrefixExpectedInTheProvidersCacheIsNotReservedAndCacheReadsAreShown() throws IOException {
+        String system = "You are an agent. " + "s".repeat(30_000);
+        String turn = """
+                {"model":"opus","max_tokens":1000,"stream":%s,
+                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
+                 "messages":[{"role":"user","content":"%s"}]}""";
+        this.provider.then(200, """
+                {"id":"msg_1","type":"message","usage":{"input_tokens":12,"cache_creation_input_tokens":7500,
+                 "cache_read_input_tokens":0,"output_tokens":40}}""", "content-type", "application/json");
+        this.client.exchange(request(turn.formatted(false, system, "first question")), this.provider);
+        long afterWrite = availableInputTokens();
+        assertThat(afterWrite).isEqualTo(100_000 - 7512);
+        // the second turn is held open as a stream: its reservation is still taken
+        this.provider.then(200, STREAM_START.replace("\"input_tokens\":5", """
+                "input_tokens":14,"cache_read_input_tokens":7500,"cache_creation_input_tokens":0""") + STREAM_END,
+                "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> second = this.client
+            .exchange(request(turn.formatted(true, system, "second question")), this.provider);
+        long reserved = afterWrite - availableInputTokens();
+        assertThat(reserved).isPositive().isLessThan(100);
+        try (InputStream body = second.body()) {
+            body.readAllBytes();
+        }
+        assertThat(availableInputTokens()).isEqualTo(afterWrite - 14);
+        assertThat(totals().inputTokens()).isEqualTo(7512 + 14);
+        assertThat(totals().cacheWriteTokens()).isEqualTo(7500);
+        assertThat(totals().cacheReadTokens()).isEqualTo(7500);
+    }
+
+    @Test
+    void aPromptPrefixTheProviderDidNotCacheIsReservedWholeAgain() throws IOException {
+        String turn = """
+                {"model":"opus","max_tokens":1000,"stream":%s,
+                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
+                 "messages":[{"role":"user","content":"q"}]}""";
+        String system = "s".repeat(4_000);
+        // a prompt too short to cache: no cache write, no read
+        this.provider.then(200, """
+                {"id":"msg_1","type":"message","usage":{"input_tokens":1010,"cache_creation_input_tokens":0,
+                 "cache_read_input_tokens":0,"output_tokens":40}}""", "content-type", "application/json");
+        this.client.exchange(request(turn.formatted(false, system)), this.provider);
+        long before = availableInputTokens();
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> second = this.client.exchange(request(turn.formatted(true, system)),
+                this.provider);
+        // the usage of the first call showed no cache write: the prefix is not cacheable
+        assertThat(before - availableInputTokens()).isGreaterThan(900);
+        second.body().close();
+    }
+
+    private long availableInputTokens() {
+        return this.client.model(MODEL).getLimiter().state().available().inputTokens();
+    }
+
+    @Test
     void negativeUsageNeverFailsAPaidSuccess() throws IOException {
         this.provider.then(200, """
                 {"id":"msg_1","type":"message","usage":{"input_tokens":-12,"output_tokens":-1}}""");

@@ -3,6 +3,7 @@ package io.github.llmthrottle.limit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
@@ -67,6 +68,30 @@ class ModelLimiterTests {
         assertThat(state.available().inputTokens()).isEqualTo(29_000);
         assertThat(state.available().outputTokens()).isEqualTo(6_000);
         assertThat(state.inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void aCallWhoseInputIsRecountedLowerAsksOnlyForWhatItCountsNow() throws Exception {
+        ModelLimiter limiter = limiter(limits(50L, 60_000L, 8_000L));
+        limiter.acquire(request(40_000, 0));
+        Instant start = this.clock.instant();
+        AtomicLong counted = new AtomicLong(1_000);
+        Permit permit = limiter.acquire(new AdmissionRequest(Priority.NORMAL, null, 31_000, 100, null, counted::get));
+        // 31,000 would have waited for 11,000 tokens to refill
+        assertThat(elapsedSince(start)).isZero();
+        assertThat(limiter.state().available().inputTokens()).isEqualTo(19_000);
+        permit.settle(1_200, 100);
+        assertThat(limiter.state().available().inputTokens()).isEqualTo(18_800);
+    }
+
+    @Test
+    void aRecountThatIsHigherOrFailsChangesNothing() {
+        AdmissionRequest request = new AdmissionRequest(Priority.NORMAL, null, 5_000, 100, null, () -> 9_000);
+        assertThat(request.recounted()).isSameAs(request);
+        AdmissionRequest failing = new AdmissionRequest(Priority.NORMAL, null, 5_000, 100, null, () -> -1);
+        assertThat(failing.recounted()).isSameAs(failing);
+        AdmissionRequest lower = new AdmissionRequest(Priority.NORMAL, null, 5_000, 100, null, () -> 700);
+        assertThat(lower.recounted().inputTokens()).isEqualTo(700);
     }
 
     @Test

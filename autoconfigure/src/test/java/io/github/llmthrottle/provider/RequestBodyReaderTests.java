@@ -2,10 +2,12 @@ package io.github.llmthrottle.provider;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class RequestBodyReaderTests {
 
@@ -88,6 +90,139 @@ class RequestBodyReaderTests {
                 """.formatted(MediaTokensTests.base64Image("jpg", 300, 200)));
         assertThat(request.textCharacters()).isLessThan(30);
         assertThat(request.mediaTokens()).isEqualTo(80);
+    }
+
+    @Test
+    void aPromptWithoutBreakpointsHasNoCachePrefixes() {
+        assertThat(read("""
+                {"model":"m","system":[{"type":"text","text":"You are helpful."}],
+                 "messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}
+                """).cachePrefixes()).isEmpty();
+    }
+
+    @Test
+    void theSystemPromptBeforeABreakpointIsACachePrefixWithItsCharacters() {
+        LlmRequest request = read(agentTurn("Question one?", "5m"));
+        assertThat(request.cachePrefixes()).hasSize(1);
+        PromptPrefix prefix = request.cachePrefixes().get(0);
+        assertThat(prefix.breakpoint()).isTrue();
+        assertThat(prefix.ttl()).isEqualTo(Duration.ofMinutes(5));
+        // "text" (4) + the prompt (30,000), the breakpoint itself not counted
+        assertThat(prefix.textCharacters()).isEqualTo(30_004);
+        assertThat(request.textCharacters()).isGreaterThan(30_004);
+        assertThat(request.after(prefix).textCharacters()).isEqualTo(request.textCharacters() - 30_004);
+    }
+
+    @Test
+    void theSamePrefixHashesAlikeWhateverFollowsItOrTheOrderOfTheFields() {
+        PromptPrefix first = read(agentTurn("Question one?", "5m")).cachePrefixes().get(0);
+        PromptPrefix second = read(agentTurn("Another, longer question?", "5m")).cachePrefixes().get(0);
+        PromptPrefix reordered = read("""
+                {"messages":[{"role":"user","content":[{"type":"text","text":"Third"}]}],
+                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
+                 "model":"claude-sonnet-4-5","max_tokens":2000}
+                """.formatted(SYSTEM)).cachePrefixes().get(0);
+        PromptPrefix otherSystem = read(agentTurn("Question one?", "5m").replace("You are", "You were")).cachePrefixes()
+            .get(0);
+        assertThat(second.hash()).isEqualTo(first.hash());
+        assertThat(reordered.hash()).isEqualTo(first.hash());
+        assertThat(otherSystem.hash()).isNotEqualTo(first.hash());
+    }
+
+    @Test
+    void anHourLongBreakpointHasAnHourLongTtl() {
+        assertThat(read(agentTurn("Q", "1h")).cachePrefixes().get(0).ttl()).isEqualTo(Duration.ofHours(1));
+    }
+
+    @Test
+    void toolsComeBeforeTheSystemPromptInTheCachedOrder() {
+        LlmRequest request = read("""
+                {"model":"m","max_tokens":10,
+                 "system":[{"type":"text","text":"Rules","cache_control":{"type":"ephemeral"}}],
+                 "tools":[{"name":"weather","description":"Weather of a city",
+                           "input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}],
+                 "messages":[{"role":"user","content":"Hi"}]}
+                """);
+        // the tool (its breakpoint-less block) is looked back to, then the system block
+        assertThat(request.cachePrefixes()).hasSize(2);
+        PromptPrefix tools = request.cachePrefixes().get(0);
+        PromptPrefix system = request.cachePrefixes().get(1);
+        assertThat(tools.breakpoint()).isFalse();
+        assertThat(system.breakpoint()).isTrue();
+        assertThat(system.textCharacters()).isEqualTo(tools.textCharacters() + "text".length() + "Rules".length());
+    }
+
+    @Test
+    void aMovingBreakpointLooksBackToTheBlocksOfTheEarlierTurn() {
+        String turn1 = """
+                {"model":"m","max_tokens":10,"messages":[
+                 {"role":"user","content":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}]}]}
+                """.formatted(SYSTEM);
+        String turn2 = """
+                {"model":"m","max_tokens":10,"messages":[
+                 {"role":"user","content":[{"type":"text","text":"%s"}]},
+                 {"role":"assistant","content":[{"type":"text","text":"An answer"}]},
+                 {"role":"user","content":[{"type":"text","text":"More","cache_control":{"type":"ephemeral"}}]}]}
+                """.formatted(SYSTEM);
+        PromptPrefix written = read(turn1).cachePrefixes().get(0);
+        assertThat(read(turn2).cachePrefixes()).extracting(PromptPrefix::hash).contains(written.hash());
+    }
+
+    @Test
+    void aTextDocumentIsTextAndDocumentsByReferenceCostTheConfiguredTokens() {
+        LlmRequest request = new RequestBodyReader(2_500).read("""
+                {"model":"m","max_tokens":10,"messages":[{"role":"user","content":[
+                 {"type":"document","source":{"type":"text","media_type":"text/plain","data":"%s"}},
+                 {"type":"document","source":{"type":"url","url":"https://example.com/report.pdf"}},
+                 {"source":{"type":"file","file_id":"file_011CNha8iCJcU1wXNR6q4V8w"},"type":"document"},
+                 {"type":"image","source":{"type":"file","file_id":"file_011CPMxVD3fHLUhvTqtsQA5w"}},
+                 {"type":"text","text":"Summarize"}]}]}
+                """.formatted("x".repeat(10_000)).getBytes(StandardCharsets.UTF_8));
+        assertThat(request.textCharacters()).isBetween(10_000L, 10_200L);
+        assertThat(request.mediaTokens()).isEqualTo(2 * 2_500 + MediaTokens.MAX_IMAGE_TOKENS);
+        assertThat(request.isTextOnly()).isFalse();
+    }
+
+    @Test
+    void openAiFilesByReferenceCostTheConfiguredTokens() {
+        LlmRequest chat = read("""
+                {"model":"gpt-4o","messages":[{"role":"user","content":[
+                 {"type":"file","file":{"file_id":"file-6F2ksmvXxt4VdoqmHRw6kL"}},{"type":"text","text":"Sum up"}]}]}
+                """);
+        LlmRequest responses = read("""
+                {"model":"gpt-5","instructions":"Be brief","input":[{"role":"user","content":[
+                 {"type":"input_file","file_url":"https://example.com/a.pdf"},
+                 {"type":"input_image","file_id":"file-abc"},{"type":"input_text","text":"Sum up"}]}]}
+                """);
+        assertThat(chat.mediaTokens()).isEqualTo(RequestBodyReader.DEFAULT_DOCUMENT_TOKENS);
+        assertThat(responses.mediaTokens())
+            .isEqualTo(RequestBodyReader.DEFAULT_DOCUMENT_TOKENS + MediaTokens.MAX_IMAGE_TOKENS);
+        assertThat(responses.textCharacters()).isGreaterThanOrEqualTo("Be brief".length() + "Sum up".length());
+    }
+
+    @Test
+    void toolDefinitionsCountWithTheirPropertyNames() {
+        LlmRequest request = read("""
+                {"model":"m","tools":[{"name":"w","input_schema":{"type":"object",
+                 "properties":{"a_rather_long_property_name":{"type":"string"}}}}],"messages":[]}
+                """);
+        assertThat(request.textCharacters()).isGreaterThanOrEqualTo("a_rather_long_property_name".length());
+    }
+
+    @Test
+    void aNegativeDocumentTokensIsRefusedNamingIt() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new RequestBodyReader(-1))
+            .withMessageContaining("documentTokens");
+    }
+
+    private static final String SYSTEM = "You are a careful agent. " + "y".repeat(30_000 - 25);
+
+    private static String agentTurn(String question, String ttl) {
+        return """
+                {"model":"claude-sonnet-4-5","max_tokens":2000,
+                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral","ttl":"%s"}}],
+                 "messages":[{"role":"user","content":[{"type":"text","text":"%s"}]}]}
+                """.formatted(SYSTEM, ttl, question);
     }
 
 }

@@ -15,7 +15,31 @@ class UsageReaderTests {
         assertThat(read("""
                 {"id":"msg_1","type":"message","usage":{"input_tokens":100,"cache_creation_input_tokens":20,
                  "cache_read_input_tokens":500,"output_tokens":42}}
-                """)).isEqualTo(new Usage(120, 42));
+                """)).isEqualTo(new Usage(120, 42, 500, 20, 620));
+    }
+
+    @Test
+    void anthropicStreamStartCarriesTheCacheCountsOfItsPrompt() {
+        Usage usage = read("""
+                {"type":"message_start","message":{"id":"msg","usage":{"input_tokens":1000,
+                 "cache_creation_input_tokens":0,"cache_read_input_tokens":30000,"output_tokens":1}}}
+                """);
+        assertThat(usage.inputTokens()).isEqualTo(1000);
+        assertThat(usage.cacheReadTokens()).isEqualTo(30000);
+        assertThat(usage.cacheWriteTokens()).isZero();
+        assertThat(usage.promptTokens()).isEqualTo(31000);
+    }
+
+    @Test
+    void openAiCachedTokensAreShownButStillCountAsInput() {
+        assertThat(read("""
+                {"object":"chat.completion","usage":{"prompt_tokens":2006,"completion_tokens":300,
+                 "prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}}
+                """)).isEqualTo(new Usage(2006, 300, 1920, 0, 2006));
+        assertThat(read("""
+                {"object":"response","usage":{"input_tokens":2006,"input_tokens_details":{"cached_tokens":1920},
+                 "output_tokens":300,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":2306}}
+                """)).isEqualTo(new Usage(2006, 300, 1920, 0, 2006));
     }
 
     @Test

@@ -66,14 +66,16 @@ final class DemoSummary {
                 chatClientCalls, chatClientStreams));
         table.append(answeredBy(outcomes.get(Priority.REALTIME)));
         table.append(deployments());
-        table.append(String.format(Locale.ROOT, "%n%-10s %-22s %7s %9s %6s %6s %9s %12s %12s%n", "client", "model",
-                "calls", "attempts", "429s", "529s", "retries", "input tok", "output tok"));
+        table.append(String.format(Locale.ROOT, "%n%-10s %-22s %7s %9s %6s %6s %9s %12s %12s %12s %12s%n", "client",
+                "model", "calls", "attempts", "429s", "529s", "retries", "input tok", "output tok", "cache read",
+                "cache write"));
         for (ThrottledClient client : this.registry.getClients().values()) {
             client.getModels().forEach((name, model) -> {
                 ModelTotals.Snapshot totals = model.getTotals().snapshot();
-                table.append(String.format(Locale.ROOT, "%-10s %-22s %7d %9d %6d %6d %9d %12d %12d%n", client.getName(),
-                        name, totals.calls(), totals.attempts(), totals.rateLimited(), totals.overloaded(),
-                        totals.retries(), totals.inputTokens(), totals.outputTokens()));
+                table.append(String.format(Locale.ROOT, "%-10s %-22s %7d %9d %6d %6d %9d %12d %12d %12d %12d%n",
+                        client.getName(), name, totals.calls(), totals.attempts(), totals.rateLimited(),
+                        totals.overloaded(), totals.retries(), totals.inputTokens(), totals.outputTokens(),
+                        totals.cacheReadTokens(), totals.cacheWriteTokens()));
             });
         }
         table.append(String.format(Locale.ROOT, "%ntokens admitted against the input limit over %.1f s:%n",
