@@ -18,14 +18,17 @@ import io.github.llmthrottle.actuate.ProviderSignals;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetricsOptions;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.Headers;
+import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.provider.RequestBodyReader;
+import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.Jitter;
@@ -321,6 +324,35 @@ class ThrottledClientTests {
         second.body().close();
     }
 
+    @Test
+    void anEstimatorWhoseObserveThrowsLeaksNeitherTheStreamsPermitNorItsReservation() throws IOException {
+        TokenEstimator failing = new TokenEstimator() {
+
+            @Override
+            public long estimateInputTokens(String model, LlmRequest request) {
+                return 100;
+            }
+
+            @Override
+            public void observe(String model, LlmRequest request, long actualInputTokens) {
+                throw new IllegalStateException("an application's estimator failed");
+            }
+
+        };
+        ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null), this.retry, failing);
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> response = client.exchange(request(STREAM_REQUEST), this.provider);
+        try (InputStream body = response.body()) {
+            body.readAllBytes();
+        }
+        LimiterState state = client.model(MODEL).getLimiter().state();
+        assertThat(state.inFlight()).isZero();
+        // settled from the usage: 5 input and 30 output tokens, not the 100 and 1,000
+        // reserved
+        assertThat(state.available().inputTokens()).isEqualTo(100_000 - 5);
+        assertThat(state.available().outputTokens()).isEqualTo(10_000 - 30);
+    }
+
     private long availableInputTokens() {
         return this.client.model(MODEL).getLimiter().state().available().inputTokens();
     }
@@ -503,6 +535,10 @@ class ThrottledClientTests {
     }
 
     private ThrottledClient client(ModelLimits limits, RetrySettings retry) {
+        return client(limits, retry, new CharacterTokenEstimator());
+    }
+
+    private ThrottledClient client(ModelLimits limits, RetrySettings retry, TokenEstimator estimator) {
         ClientSettings clientSettings = new ClientSettings("anthropic", ProviderDialect.ANTHROPIC,
                 URI.create("https://api.anthropic.com"), null, Duration.ofSeconds(1), Duration.ofSeconds(1), Map.of(),
                 MODEL, ModelLimits.UNLIMITED, Map.of(MODEL, new ModelSettings(MODEL, limits, List.of())), retry);
@@ -529,7 +565,7 @@ class ThrottledClientTests {
             }
 
         };
-        return new ThrottledClient(clientSettings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE,
+        return new ThrottledClient(clientSettings, limiters, estimator, TenantResolver.NONE,
                 new CompositeThrottleObserver(List.of(metrics, this.signals, recorder)), new RequestBodyReader(),
                 new UsageReader(), CircuitSettings.DEFAULTS, this.time);
     }
