@@ -9,16 +9,25 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads an Anthropic Messages or OpenAI Chat Completions request body in one streaming
- * pass, without building a tree: the top-level {@code model}, {@code max_tokens} (or
- * {@code max_completion_tokens}), {@code stream}, {@code stream_options.include_usage},
- * and the number of characters of text in the prompt fields. A body that is not JSON
- * gives {@link LlmRequest#unknown(int)}, never an exception.
+ * Reads an Anthropic Messages, OpenAI Chat Completions or OpenAI Responses request body
+ * in one streaming pass, without building a tree: the top-level {@code model},
+ * {@code max_tokens} (or {@code max_completion_tokens}, {@code max_output_tokens}),
+ * {@code stream}, {@code stream_options.include_usage}, and the number of characters of
+ * text in the prompt fields (the Responses API's {@code instructions} and {@code input}
+ * among them). A body that is not JSON gives {@link LlmRequest#unknown(int)}, never an
+ * exception.
  */
 public final class RequestBodyReader {
 
     private static final Set<String> PROMPT_FIELDS = Set.of("messages", "system", "tools", "prompt", "input",
-            "tool_choice", "functions");
+            "tool_choice", "functions", "instructions");
+
+    /**
+     * The tokens of a file the Responses API is given by {@code file_id} or
+     * {@code file_url}: the body does not show it, so it costs what a document of a few
+     * pages does.
+     */
+    static final long FILE_REFERENCE_TOKENS = 3_000;
 
     private final JsonMapper mapper;
 
@@ -111,17 +120,13 @@ public final class RequestBodyReader {
      * value, except images and documents, whose tokens are estimated apart
      * ({@link MediaTokens}): Anthropic's base64 {@code source.data} and
      * {@code source.url}, OpenAI's {@code image_url} (data URL or link),
-     * {@code file_data} and {@code input_audio.data}.
+     * {@code file_data} and {@code input_audio.data}, and the Responses API's
+     * {@code input_image} and {@code input_file} given by reference.
      */
     private static void count(JsonParser parser, JsonToken value, @Nullable String field, @Nullable String parent,
             Prompt prompt) {
         switch (value) {
-            case START_OBJECT -> {
-                while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
-                    String name = parser.currentName();
-                    count(parser, parser.nextToken(), name, field, prompt);
-                }
-            }
+            case START_OBJECT -> countObject(parser, field, prompt);
             case START_ARRAY -> {
                 JsonToken token;
                 while ((token = parser.nextToken()) != JsonToken.END_ARRAY && token != null) {
@@ -138,6 +143,40 @@ public final class RequestBodyReader {
                 }
             }
             default -> {
+            }
+        }
+    }
+
+    /**
+     * Counts an object's values. A {@code file_id} or {@code file_url} of a Responses API
+     * {@code input_image} or {@code input_file} part is estimated as the image or file it
+     * names, never as the characters of the reference; the part's {@code type} may come
+     * after it.
+     */
+    private static void countObject(JsonParser parser, @Nullable String field, Prompt prompt) {
+        String type = null;
+        long referenceCharacters = -1;
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            JsonToken token = parser.nextToken();
+            if (token == JsonToken.VALUE_STRING && ("file_id".equals(name) || "file_url".equals(name))) {
+                referenceCharacters = Math.max(0, referenceCharacters) + parser.getStringLength();
+                continue;
+            }
+            if (token == JsonToken.VALUE_STRING && "type".equals(name)) {
+                type = parser.getString();
+            }
+            count(parser, token, name, field, prompt);
+        }
+        if (referenceCharacters >= 0) {
+            if ("input_image".equals(type)) {
+                prompt.mediaTokens += MediaTokens.MAX_IMAGE_TOKENS;
+            }
+            else if ("input_file".equals(type)) {
+                prompt.mediaTokens += FILE_REFERENCE_TOKENS;
+            }
+            else {
+                prompt.characters += referenceCharacters;
             }
         }
     }

@@ -11,10 +11,12 @@ import tools.jackson.databind.json.JsonMapper;
  * Anthropic {@code usage.input_tokens + cache_creation_input_tokens} and
  * {@code output_tokens} (also inside {@code message_start.message.usage} and the
  * cumulative {@code message_delta.usage}), OpenAI {@code usage.prompt_tokens} and
- * {@code completion_tokens}. A top-level {@code usage} object wins over one inside
- * {@code message}. Anything else gives {@code null}, never an exception. Reads in one
- * streaming pass, skipping everything but the usage: no tree is built for the (often
- * large) rest of the response.
+ * {@code completion_tokens}; the OpenAI Responses API's {@code usage.input_tokens} and
+ * {@code output_tokens} (also inside the {@code response} of its
+ * {@code response.completed} event). A top-level {@code usage} object wins over one
+ * inside {@code message} or {@code response}. Anything else gives {@code null}, never an
+ * exception. Reads in one streaming pass, skipping everything but the usage: no tree is
+ * built for the (often large) rest of the response.
  */
 public final class UsageReader {
 
@@ -58,7 +60,7 @@ public final class UsageReader {
                 if ("usage".equals(field) && value == JsonToken.START_OBJECT) {
                     top = usage(parser);
                 }
-                else if ("message".equals(field) && value == JsonToken.START_OBJECT) {
+                else if (("message".equals(field) || "response".equals(field)) && value == JsonToken.START_OBJECT) {
                     inMessage = usageInside(parser);
                 }
                 else {
