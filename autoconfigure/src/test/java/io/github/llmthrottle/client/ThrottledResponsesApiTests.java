@@ -19,6 +19,8 @@ import io.github.llmthrottle.test.TokenEstimate;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
@@ -64,24 +66,15 @@ class ThrottledResponsesApiTests {
                 "llm.throttle.retry.delay=1ms", "llm.throttle.retry.max-delay=5ms", "llm.throttle.retry.jitter=none")
         .withBean(StreamOutcomes.class);
 
-    @Test
-    void plainResponseSettlesTheReservationFromItsUsage() {
+    @ParameterizedTest(name = "stream: {0}")
+    @ValueSource(booleans = { false, true })
+    void responseSettlesTheReservationFromItsUsageOrTheCompletedEventsUsage(boolean stream) {
         this.runner.run((context) -> {
             ThrottledClient.ThrottledModel model = learnedModel(context);
             ModelTotals.Snapshot before = model.getTotals().snapshot();
-            String body = call(context, false);
-            assertThat(body).contains("\"object\":\"response\"").contains("\"output_tokens\":40");
-            assertSettled(model, before);
-        });
-    }
-
-    @Test
-    void streamSettlesTheReservationFromTheCompletedEventsUsage() {
-        this.runner.run((context) -> {
-            ThrottledClient.ThrottledModel model = learnedModel(context);
-            ModelTotals.Snapshot before = model.getTotals().snapshot();
-            String events = call(context, true);
-            assertThat(events).contains("event: response.output_text.delta").contains("event: response.completed");
+            String body = call(context, stream);
+            assertThat(body).contains(stream ? "event: response.completed" : "\"object\":\"response\"")
+                .contains("\"output_tokens\":40");
             assertSettled(model, before);
         });
     }
