@@ -23,10 +23,12 @@ import tools.jackson.databind.json.JsonMapper;
  * The body of a streamed (server-sent events) response, passed to the caller as it
  * arrives, never buffered, while its events are watched for usage (Anthropic
  * {@code message_start} and the cumulative {@code message_delta}, OpenAI's final usage
- * chunk) and for an {@code error} event inside the 200 stream. Works on any HTTP
- * library's body stream. When the first bytes reach the caller, that is reported once
- * (the time to first chunk); when the caller reaches the end or closes the body (or the
- * response), the outcome is reported exactly once.
+ * chunk, the Responses API's {@code response.completed}) and for an error inside the 200
+ * stream (an {@code error} event, an error chunk, the Responses API's
+ * {@code response.failed}). Works on any HTTP library's body stream. When the first bytes
+ * reach the caller, that is reported once (the time to first chunk); when the caller
+ * reaches the end or closes the body (or the response), the outcome is reported exactly
+ * once.
  */
 final class StreamSettlement {
 
@@ -35,6 +37,8 @@ final class StreamSettlement {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static final byte[] ERROR_EVENT = "error".getBytes(StandardCharsets.US_ASCII);
+
+    private static final byte[] FAILED_EVENT = "response.failed".getBytes(StandardCharsets.US_ASCII);
 
     private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
 
@@ -218,7 +222,10 @@ final class StreamSettlement {
         }
     }
 
-    /** Whether an {@code event:} line names the {@code error} event exactly. */
+    /**
+     * Whether an {@code event:} line names the {@code error} event or the Responses API's
+     * {@code response.failed} exactly.
+     */
     private static boolean isErrorEvent(byte[] line, int length) {
         int from = 6;
         while (from < length && line[from] == ' ') {
@@ -228,14 +235,21 @@ final class StreamSettlement {
         while (to > from && line[to - 1] == ' ') {
             to--;
         }
-        return to - from == ERROR_EVENT.length && indexOf(line, from, to, ERROR_EVENT) == from;
+        return isName(line, from, to, ERROR_EVENT) || isName(line, from, to, FAILED_EVENT);
+    }
+
+    private static boolean isName(byte[] line, int from, int to, byte[] name) {
+        return to - from == name.length && indexOf(line, from, to, name) == from;
     }
 
     /**
      * The error type of a {@code data:} line that is a provider's error envelope:
      * Anthropic's {@code {"type":"error","error":{"type":"overloaded_error",...}}} or
-     * OpenAI's {@code {"error":{"code":"rate_limit_exceeded",...}}}. A delta whose text
-     * is {@code "error"} is not one.
+     * OpenAI's {@code {"error":{"code":"rate_limit_exceeded",...}}}, the Responses API's
+     * {@code error} event ({@code {"type":"error","code":...}}, or with an {@code error}
+     * object) and its {@code response.failed} event (the code in {@code response.error}).
+     * A delta whose text is {@code "error"} is not one, nor is a response whose
+     * {@code error} is {@code null}.
      * @return the type, {@code "error"} when the envelope names none, or {@code null}
      * when the line is no error envelope
      */
@@ -246,11 +260,19 @@ final class StreamSettlement {
             }
             boolean errorType = false;
             String details = null;
+            String code = null;
             while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
                 String field = parser.currentName();
                 JsonToken value = parser.nextToken();
                 if ("type".equals(field) && value == JsonToken.VALUE_STRING) {
-                    errorType = "error".equals(parser.getString());
+                    String type = parser.getString();
+                    errorType = "error".equals(type) || "response.failed".equals(type);
+                }
+                else if ("code".equals(field) && value == JsonToken.VALUE_STRING) {
+                    code = parser.getString();
+                }
+                else if ("response".equals(field) && value == JsonToken.START_OBJECT) {
+                    details = errorInside(parser);
                 }
                 else if ("error".equals(field) && value == JsonToken.START_OBJECT) {
                     details = describe(parser);
@@ -265,11 +287,31 @@ final class StreamSettlement {
             if (details == null && !errorType) {
                 return null;
             }
-            return errorType((details != null) ? details : "");
+            String text = (details != null) ? details : "";
+            return errorType((errorType && code != null) ? text + code : text);
         }
         catch (JacksonException ex) {
             return null;
         }
+    }
+
+    /**
+     * The type and code of the {@code error} object of the response the parser is at the
+     * start of, which it reads to its end; {@code null} when its error is {@code null}.
+     */
+    private static @Nullable String errorInside(JsonParser parser) {
+        String details = null;
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String field = parser.currentName();
+            JsonToken value = parser.nextToken();
+            if ("error".equals(field) && value == JsonToken.START_OBJECT) {
+                details = describe(parser);
+            }
+            else {
+                parser.skipChildren();
+            }
+        }
+        return details;
     }
 
     /** The type and code of an error object the parser is at the start of. */
@@ -289,8 +331,8 @@ final class StreamSettlement {
     }
 
     private static String errorType(String text) {
-        for (String type : new String[] { "overloaded_error", "rate_limit_error", "rate_limit_exceeded",
-                "api_error" }) {
+        for (String type : new String[] { "overloaded_error", "server_is_overloaded", "rate_limit_error",
+                "rate_limit_exceeded", "api_error" }) {
             if (text.contains(type)) {
                 return type;
             }

@@ -361,7 +361,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         if (errorType.startsWith("rate_limit")) {
             return Outcome.RATE_LIMITED;
         }
-        if (errorType.startsWith("overloaded")) {
+        if (errorType.startsWith("overloaded") || errorType.equals("server_is_overloaded")) {
             return Outcome.OVERLOADED;
         }
         return Outcome.SERVER_ERROR;

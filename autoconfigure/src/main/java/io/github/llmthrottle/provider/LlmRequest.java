@@ -22,12 +22,32 @@ import org.jspecify.annotations.Nullable;
  * @param cachePrefixes the prefixes of the prompt that the provider's prompt cache may
  * hold, shortest first: the blocks ending at a {@code cache_control} breakpoint and those
  * the provider looks back to before one; empty when the request marks none
+ * @param promptComplete whether the body carries the whole prompt ({@code false} when the
+ * provider adds earlier turns it keeps: the Responses API's {@code previous_response_id}
+ * or {@code conversation})
  */
 public record LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens, boolean stream, boolean includeUsage,
-        long textCharacters, long mediaTokens, int bodyBytes, List<PromptPrefix> cachePrefixes) {
+        long textCharacters, long mediaTokens, int bodyBytes, List<PromptPrefix> cachePrefixes,
+        boolean promptComplete) {
 
     public LlmRequest {
         cachePrefixes = List.copyOf(cachePrefixes);
+    }
+
+    /**
+     * A request whose body carries its whole prompt.
+     * @param model the {@code model} field, or {@code null} when absent
+     * @param maxOutputTokens the output tokens it reserves, or {@code null}
+     * @param stream whether it streams
+     * @param includeUsage whether an OpenAI stream asked for a final usage chunk
+     * @param textCharacters characters of prompt text
+     * @param mediaTokens estimated input tokens of the images and documents
+     * @param bodyBytes size of the body in bytes
+     * @param cachePrefixes the prefixes the provider's prompt cache may hold
+     */
+    public LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens, boolean stream, boolean includeUsage,
+            long textCharacters, long mediaTokens, int bodyBytes, List<PromptPrefix> cachePrefixes) {
+        this(model, maxOutputTokens, stream, includeUsage, textCharacters, mediaTokens, bodyBytes, cachePrefixes, true);
     }
 
     /**
@@ -66,12 +86,12 @@ public record LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens,
 
     /**
      * Whether the estimate of this request is its text alone: no image or document is
-     * estimated apart, so what the provider counts teaches the characters-per-token
-     * ratio.
+     * estimated apart and the body carries the whole prompt, so what the provider counts
+     * teaches the characters-per-token ratio.
      * @return {@code true} when the prompt is text only
      */
     public boolean isTextOnly() {
-        return this.mediaTokens == 0;
+        return this.mediaTokens == 0 && this.promptComplete;
     }
 
     /**
@@ -83,7 +103,7 @@ public record LlmRequest(@Nullable String model, @Nullable Long maxOutputTokens,
     public LlmRequest after(PromptPrefix prefix) {
         return new LlmRequest(this.model, this.maxOutputTokens, this.stream, this.includeUsage,
                 Math.max(0, this.textCharacters - prefix.textCharacters()),
-                Math.max(0, this.mediaTokens - prefix.mediaTokens()), this.bodyBytes, List.of());
+                Math.max(0, this.mediaTokens - prefix.mediaTokens()), this.bodyBytes, List.of(), this.promptComplete);
     }
 
 }

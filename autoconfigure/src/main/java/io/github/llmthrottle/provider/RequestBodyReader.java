@@ -107,6 +107,7 @@ public final class RequestBodyReader {
         Long maxTokens = null;
         boolean stream = false;
         boolean includeUsage = false;
+        boolean promptComplete = true;
         Prompt prompt = new Prompt();
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             return LlmRequest.unknown(bodyBytes);
@@ -120,6 +121,11 @@ public final class RequestBodyReader {
                     maxTokens = longValue(parser, value, maxTokens);
                 case "stream" -> stream = value == JsonToken.VALUE_TRUE;
                 case "stream_options" -> includeUsage = includeUsage(parser, value);
+                case "previous_response_id", "conversation" -> {
+                    // the provider adds the earlier turns it keeps
+                    promptComplete &= value == JsonToken.VALUE_NULL;
+                    parser.skipChildren();
+                }
                 default -> {
                     if (PROMPT_FIELDS.contains(field)) {
                         prompt.enter(field);
@@ -132,7 +138,7 @@ public final class RequestBodyReader {
             }
         }
         return new LlmRequest(model, maxTokens, stream, includeUsage, prompt.characters, prompt.mediaTokens, bodyBytes,
-                prompt.prefixes());
+                prompt.prefixes(), promptComplete);
     }
 
     private static @Nullable Long longValue(JsonParser parser, JsonToken value, @Nullable Long current) {

@@ -14,10 +14,11 @@ import tools.jackson.databind.json.JsonMapper;
  * OpenAI {@code usage.prompt_tokens} and {@code completion_tokens} with
  * {@code prompt_tokens_details.cached_tokens}, and the Responses API's
  * {@code input_tokens} and {@code output_tokens} with
- * {@code input_tokens_details.cached_tokens}. A top-level {@code usage} object wins over
- * one inside {@code message}. Anything else gives {@code null}, never an exception. Reads
- * in one streaming pass, skipping everything but the usage: no tree is built for the
- * (often large) rest of the response.
+ * {@code input_tokens_details.cached_tokens} (also inside the {@code response} of its
+ * {@code response.completed} event). A top-level {@code usage} object wins over one
+ * inside {@code message} or {@code response}. Anything else gives {@code null}, never an
+ * exception. Reads in one streaming pass, skipping everything but the usage: no tree is
+ * built for the (often large) rest of the response.
  */
 public final class UsageReader {
 
@@ -61,7 +62,7 @@ public final class UsageReader {
                 if ("usage".equals(field) && value == JsonToken.START_OBJECT) {
                     top = usage(parser);
                 }
-                else if ("message".equals(field) && value == JsonToken.START_OBJECT) {
+                else if (("message".equals(field) || "response".equals(field)) && value == JsonToken.START_OBJECT) {
                     inMessage = usageInside(parser);
                 }
                 else {

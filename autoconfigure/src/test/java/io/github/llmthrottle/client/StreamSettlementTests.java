@@ -131,6 +131,93 @@ class StreamSettlementTests {
         assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.complete()).isFalse());
     }
 
+    @Test
+    void responsesApiStreamSettlesFromTheCompletedEventsResponseUsage() throws IOException {
+        String stream = """
+                event: response.created
+                data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","error":null,"usage":null}}
+
+                event: response.output_text.delta
+                data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"error"}
+
+                event: response.completed
+                data: {"type":"response.completed","sequence_number":2,"response":{"id":"resp_1","object":"response","status":"completed","error":null,"usage":{"input_tokens":14,"input_tokens_details":{"cached_tokens":0},"output_tokens":21,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":35}}}
+
+                """;
+        StreamSettlement response = response(stream);
+        response.body().readAllBytes();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
+            assertThat(outcome.usage()).isEqualTo(new Usage(14, 21));
+            assertThat(outcome.errorType()).isNull();
+            assertThat(outcome.complete()).isTrue();
+        });
+    }
+
+    @Test
+    void responsesApiFailedEventIsReportedWithTheCodeOfItsResponsesError() throws IOException {
+        assertThat(errorTypeOf(
+                """
+                        event: response.failed
+                        data: {"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached"},"usage":null}}
+
+                        """))
+            .isEqualTo("rate_limit_exceeded");
+        assertThat(errorTypeOf(
+                """
+                        event: response.failed
+                        data: {"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"The server had an error"}}}
+
+                        """))
+            .isEqualTo("error");
+        assertThat(errorTypeOf(
+                """
+                        event: response.failed
+                        data: {"type":"response.failed","sequence_number":3,"response":{"status":"failed","error":{"code":"server_is_overloaded"}}}
+
+                        """))
+            .isEqualTo("server_is_overloaded");
+    }
+
+    @Test
+    void responsesApiErrorEventIsReportedWithItsCodeInEitherShape() throws IOException {
+        assertThat(errorTypeOf(
+                """
+                        event: error
+                        data: {"type":"error","sequence_number":2,"code":"rate_limit_exceeded","message":"Rate limit reached","param":null}
+
+                        """))
+            .isEqualTo("rate_limit_exceeded");
+        assertThat(errorTypeOf(
+                """
+                        event: error
+                        data: {"type":"error","sequence_number":2,"error":{"type":"server_error","code":"server_is_overloaded","message":"Overloaded"}}
+
+                        """))
+            .isEqualTo("server_is_overloaded");
+    }
+
+    @Test
+    void responsesApiFailedEventWithoutEventLinesIsStillAnError() throws IOException {
+        assertThat(errorTypeOf("""
+                data: {"type":"response.failed","response":{"status":"failed","error":null}}
+
+                """)).isEqualTo("error");
+        assertThat(errorTypeOf(
+                """
+                        data: {"type":"response.incomplete","response":{"status":"incomplete","error":null,"incomplete_details":{"reason":"max_output_tokens"}}}
+
+                        """))
+            .isNull();
+    }
+
+    private @org.jspecify.annotations.Nullable String errorTypeOf(String stream) throws IOException {
+        this.outcomes.clear();
+        StreamSettlement response = response(stream);
+        response.body().readAllBytes();
+        assertThat(this.outcomes).hasSize(1);
+        return this.outcomes.get(0).errorType();
+    }
+
     private StreamSettlement response(String body) {
         return new StreamSettlement(new FixedResponse(body), new UsageReader(), this.outcomes::add, () -> 0L);
     }

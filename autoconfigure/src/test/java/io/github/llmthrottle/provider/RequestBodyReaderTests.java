@@ -225,4 +225,56 @@ class RequestBodyReaderTests {
                 """.formatted(SYSTEM, ttl, question);
     }
 
+    @Test
+    void responsesApiInstructionsAndStringInputAreEstimatedAndMaxOutputTokensReserved() {
+        LlmRequest request = read("""
+                {"model":"gpt-5","instructions":"Be brief.","input":"Hello there","max_output_tokens":256,
+                 "stream":true,"previous_response_id":"resp_0123456789abcdef","store":true}
+                """);
+        assertThat(request.model()).isEqualTo("gpt-5");
+        assertThat(request.maxOutputTokens()).isEqualTo(256);
+        assertThat(request.stream()).isTrue();
+        // "Be brief." (9) + "Hello there" (11): the earlier response's id is no prompt
+        assertThat(request.textCharacters()).isEqualTo(20);
+        assertThat(request.mediaTokens()).isZero();
+        // the provider adds the earlier turns, which the body does not show
+        assertThat(request.isTextOnly()).isFalse();
+    }
+
+    @Test
+    void responsesApiInputItemsCountTheirTextAndToolsCountAsText() {
+        LlmRequest request = read("""
+                {"model":"gpt-5","input":[
+                 {"role":"user","content":[{"type":"input_text","text":"What is the weather?"}]},
+                 {"type":"function_call_output","call_id":"c1","output":"sunny"}],
+                 "tools":[{"type":"function","name":"weather","parameters":{"type":"object"}}]}
+                """);
+        // user (4) + input_text (10) + "What is the weather?" (20); function_call_output
+        // (20) + c1 (2) + sunny (5); function (8) + weather (7) + object (6); the tool's
+        // property names: type (4) + name (4) + parameters (10) + type (4)
+        assertThat(request.textCharacters()).isEqualTo(104);
+        assertThat(request.mediaTokens()).isZero();
+    }
+
+    @Test
+    void responsesApiImagesAndFilesAreEstimatedAsWhatTheyNameNotAsTheirReference() throws IOException {
+        String pdf = java.util.Base64.getEncoder()
+            .encodeToString("%PDF-1.4 /Type /Pages /Type /Page /Type /Page".getBytes(StandardCharsets.US_ASCII));
+        LlmRequest request = read("""
+                {"model":"gpt-5","input":[{"role":"user","content":[
+                 {"type":"input_text","text":"Compare"},
+                 {"type":"input_image","image_url":"https://example.com/cat.jpg","detail":"auto"},
+                 {"file_id":"file-%s","type":"input_image"},
+                 {"type":"input_image","image_url":"data:image/png;base64,%s"},
+                 {"type":"input_file","file_id":"file-%s"},
+                 {"type":"input_file","file_url":"https://example.com/%s.pdf"},
+                 {"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,%s"}]}]}
+                """.formatted("x".repeat(5_000), MediaTokensTests.base64Image("png", 800, 600), "y".repeat(5_000),
+                "z".repeat(5_000), pdf));
+        // role, types, detail, filename and "Compare": no reference is read as text
+        assertThat(request.textCharacters()).isLessThan(150);
+        assertThat(request.mediaTokens()).isEqualTo(MediaTokens.MAX_IMAGE_TOKENS * 2 + 640
+                + RequestBodyReader.DEFAULT_DOCUMENT_TOKENS * 2 + 2 * MediaTokens.TOKENS_PER_PAGE);
+    }
+
 }

@@ -63,6 +63,27 @@ class UsageReaderTests {
         assertThat(read("<html>oops</html>")).isNull();
     }
 
+    @Test
+    void responsesApiUsageReadsInputAndOutputTokensOfAPlainResponse() {
+        assertThat(read("""
+                {"id":"resp_1","object":"response","status":"completed","output":[{"type":"message",
+                 "content":[{"type":"output_text","text":"Hi"}]}],"usage":{"input_tokens":36,
+                 "input_tokens_details":{"cached_tokens":0},"output_tokens":87,
+                 "output_tokens_details":{"reasoning_tokens":0},"total_tokens":123}}
+                """)).isEqualTo(new Usage(36, 87));
+    }
+
+    @Test
+    void responsesApiCompletedEventCarriesUsageInsideResponse() {
+        assertThat(read("""
+                {"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","status":"completed",
+                 "error":null,"usage":{"input_tokens":12,"output_tokens":30,"total_tokens":42}}}
+                """)).isEqualTo(new Usage(12, 30));
+        assertThat(read("""
+                {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","usage":null}}
+                """)).isNull();
+    }
+
     private Usage read(String json) {
         return this.reader.read(json.getBytes(StandardCharsets.UTF_8));
     }

@@ -22,6 +22,8 @@ abstract class Dialect {
 
     static final Dialect OPENAI = new OpenAiDialect();
 
+    static final Dialect OPENAI_RESPONSES = new OpenAiResponsesDialect();
+
     private static final String[] WORDS = { "one", "two", "six", "ten", "red", "sky", "sea", "sun", "oak", "elm", "fox",
             "owl", "bee", "ant", "cat", "dog" };
 
@@ -73,6 +75,33 @@ abstract class Dialect {
     abstract List<String> streamEnd(SimRequest request, String id, Instant now, int outputTokens, boolean maxed);
 
     abstract String streamError(@Nullable String errorType);
+
+    /**
+     * The {@code index}-th content delta of a stream (from 0), for APIs that number their
+     * events; others send
+     * {@link #streamDelta(SimRequest, String, Instant, String, boolean)}.
+     */
+    String streamDelta(SimRequest request, String id, Instant now, String text, int index) {
+        return streamDelta(request, id, now, text, index == 0);
+    }
+
+    /**
+     * The events that end a stream of {@code deltas} content deltas, for APIs that number
+     * their events; others send
+     * {@link #streamEnd(SimRequest, String, Instant, int, boolean)}.
+     */
+    List<String> streamEnd(SimRequest request, String id, Instant now, int outputTokens, boolean maxed, int deltas) {
+        return streamEnd(request, id, now, outputTokens, maxed);
+    }
+
+    /**
+     * The error event a fault sends after {@code deltas} content deltas, for APIs that
+     * number their events or send more than the error's type; others send
+     * {@link #streamError(String)}.
+     */
+    String streamError(SimRequest request, String id, Instant now, int deltas, Fault fault) {
+        return streamError(fault.errorType());
+    }
 
     /**
      * The deterministic text of output tokens {@code from .. from+count-1}: four

@@ -138,7 +138,10 @@ public final class Fault {
     /**
      * A streaming request is answered 200 and, after {@code afterDeltas} content deltas,
      * gets an {@code event: error} with {@code overloaded_error} (Anthropic) or a
-     * {@code data:} object with an {@code error} key (OpenAI), and the stream ends;
+     * {@code data:} object with an {@code error} key (OpenAI Chat Completions), or a
+     * {@code response.failed} event whose {@code response.error.code} is the
+     * {@link #errorCode(String)}, else the {@link #errorType(String)}, else
+     * {@code server_error} (OpenAI Responses), and the stream ends;
      * {@link #errorType(String)} changes the error's type (for example
      * {@code rate_limit_error}, with {@link #retryAfter(String)} on the 200 response, as
      * Azure does). A non-streaming request gets the same as {@link #overloaded()}. Only

@@ -7,11 +7,12 @@ import java.time.Duration;
 
 /**
  * A simulated LLM provider on a real loopback port. It serves the Anthropic Messages API
- * ({@code POST /v1/messages}, {@code POST /v1/messages/count_tokens}) and the OpenAI Chat
- * Completions API ({@code POST /v1/chat/completions}, also {@code /chat/completions}),
- * enforces per-minute rate limits with continuously refilling token buckets per API key
- * and model, sends the providers' rate-limit headers on every response, and injects
- * faults on demand. <pre>{@code
+ * ({@code POST /v1/messages}, {@code POST /v1/messages/count_tokens}), the OpenAI Chat
+ * Completions API ({@code POST /v1/chat/completions}, also {@code /chat/completions}) and
+ * the OpenAI Responses API ({@code POST /v1/responses}, also {@code /responses}, on the
+ * same buckets as Chat Completions), enforces per-minute rate limits with continuously
+ * refilling token buckets per API key and model, sends the providers' rate-limit headers
+ * on every response, and injects faults on demand. <pre>{@code
  * try (LlmSimulator simulator = LlmSimulator.builder()
  *         .model("claude-opus-4-7", ModelLimits.of(50, 30_000, 8_000))
  *         .latency(Duration.ofMillis(20), Duration.ofNanos(200_000))

@@ -14,10 +14,10 @@ import io.github.llmthrottle.test.RateLimiter.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The OpenAI Chat Completions API ({@code POST /v1/chat/completions}), as described in
- * PROTOCOLS §2.
+ * The OpenAI Chat Completions API ({@code POST /v1/chat/completions}): its rate limits,
+ * headers and error bodies, which {@link OpenAiResponsesDialect} shares.
  */
-final class OpenAiDialect extends Dialect {
+class OpenAiDialect extends Dialect {
 
     private static final String VISIT = " Visit https://platform.openai.com/account/rate-limits to learn more.";
 

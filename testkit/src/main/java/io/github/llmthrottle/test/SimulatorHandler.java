@@ -77,6 +77,7 @@ final class SimulatorHandler implements HttpHandler {
                 countTokens = true;
             }
             case "/v1/chat/completions", "/chat/completions" -> dialect = Dialect.OPENAI;
+            case "/v1/responses", "/responses" -> dialect = Dialect.OPENAI_RESPONSES;
             default -> {
                 Dialect guess = (path.contains("chat") || path.contains("completions")
                         || (exchange.getRequestHeaders().getFirst("x-api-key") == null
@@ -295,7 +296,7 @@ final class SimulatorHandler implements HttpHandler {
             while (emitted < output && !(trigger && deltas == fault.afterEvents())) {
                 int tokens = Math.min(perEvent, output - emitted);
                 pause(this.simulator.perTokenLatency().multipliedBy(tokens));
-                write(out, List.of(dialect.streamDelta(request, id, now, Dialect.text(emitted, tokens), deltas == 0)));
+                write(out, List.of(dialect.streamDelta(request, id, now, Dialect.text(emitted, tokens), deltas)));
                 emitted += tokens;
                 deltas++;
             }
@@ -309,10 +310,10 @@ final class SimulatorHandler implements HttpHandler {
             leave(exchange);
             if (kind == Fault.Kind.STREAM_ERROR) {
                 stats.streamError(request.model());
-                write(out, List.of(dialect.streamError(fault.errorType())));
+                write(out, List.of(dialect.streamError(request, id, now, deltas, fault)));
             }
             else {
-                write(out, dialect.streamEnd(request, id, now, emitted, maxed));
+                write(out, dialect.streamEnd(request, id, now, emitted, maxed, deltas));
             }
         }
         catch (IOException ex) {
