@@ -80,17 +80,19 @@ public record AgentScenario(List<AgentModel> models, int prefixTokens, int prefi
      * The workload of the measurement: 30,000-token prefixes (four of them) and
      * 1,000-token turns answered with 1,000 tokens in 20 s, provider buckets of 20 s,
      * offered at 1.3 times the binding limit for 20 s of real time at ten times real
-     * speed, against an Opus-like model (RPM 60, ITPM 800,000, OTPM 80,000 a simulated
+     * speed, against an Opus-like model (RPM 60, ITPM 400,000, OTPM 80,000 a simulated
      * minute: one cached call a second, 10 a second in real time) and a Sonnet-like one
-     * (RPM 120, ITPM 2,000,000, OTPM 160,000: 20 a second in real time). Without caching
-     * the input tokens bind: 0.43 and 1.08 calls a simulated second.
+     * (RPM 120, ITPM 1,000,000, OTPM 160,000: 20 a second in real time). Without caching
+     * the input tokens bind: 0.22 and 0.54 calls a simulated second. The input-token
+     * limits are where a limiter that reserves the whole prompt of a cached call, as if
+     * the provider counted it, admits well under the binding limit.
      * @param cached whether the prefixes carry {@code cache_control}
      * @return the scenario
      */
     public static AgentScenario of(boolean cached) {
         return new AgentScenario(
-                List.of(new AgentModel("claude-opus-4-7", 60, 800_000, 80_000),
-                        new AgentModel("claude-sonnet-4-5", 120, 2_000_000, 160_000)),
+                List.of(new AgentModel("claude-opus-4-7", 60, 400_000, 80_000),
+                        new AgentModel("claude-sonnet-4-5", 120, 1_000_000, 160_000)),
                 30_000, 4, 1_000, 1_024, 1_000, Duration.ofSeconds(20), Duration.ofSeconds(20), 1.3,
                 Duration.ofSeconds(20), 10, cached, Duration.ofSeconds(60));
     }

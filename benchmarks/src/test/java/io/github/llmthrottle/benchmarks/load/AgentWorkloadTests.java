@@ -29,7 +29,7 @@ class AgentWorkloadTests {
         assertThat(cached.calls(opus)).isEqualTo(260);
         AgentScenario uncached = cached.withCached(false);
         assertThat(uncached.bindingLimit(opus)).isEqualTo("ITPM");
-        assertThat(uncached.bindingPerSecond(opus)).isCloseTo(4.3, within(0.05));
+        assertThat(uncached.bindingPerSecond(opus)).isCloseTo(2.15, within(0.01));
         assertThat(cached.body(opus, 5)).contains("\"cache_control\":{\"type\":\"ephemeral\"}")
             .hasSizeGreaterThan(4 * 31_000);
         assertThat(uncached.body(opus, 5)).doesNotContain("cache_control");
