@@ -53,8 +53,9 @@ final class AnthropicDialect extends Dialect {
         if (system != null) {
             chars += contentChars(system);
         }
-        return new SimRequest(this, model, apiKey, TokenEstimate.ofChars(chars), maxTokens, bool(body, "stream"),
-                false);
+        int inputTokens = TokenEstimate.ofChars(chars);
+        return new SimRequest(this, model, apiKey, inputTokens, maxTokens, bool(body, "stream"), false,
+                PromptCache.plan(body, inputTokens), PromptCache.Usage.NONE);
     }
 
     /** Count-tokens requests need no {@code max_tokens}. */
@@ -76,7 +77,8 @@ final class AnthropicDialect extends Dialect {
 
     @Override
     long[] demand(SimRequest request) {
-        return new long[] { 1, request.inputTokens(), request.maxTokens(), 0 };
+        // Cache reads do not count against the input-token limit of current models.
+        return new long[] { 1, request.countedInputTokens(), request.maxTokens(), 0 };
     }
 
     @Override
@@ -235,14 +237,18 @@ final class AnthropicDialect extends Dialect {
         block.put("text", text);
         root.put("stop_reason", maxed ? "max_tokens" : "end_turn");
         root.putNull("stop_sequence");
-        usage(root.putObject("usage"), request.inputTokens(), outputTokens);
+        usage(root.putObject("usage"), request, outputTokens);
         return json(root);
     }
 
-    private static void usage(ObjectNode usage, int input, int output) {
-        usage.put("input_tokens", input);
-        usage.put("cache_creation_input_tokens", 0);
-        usage.put("cache_read_input_tokens", 0);
+    private static void usage(ObjectNode usage, SimRequest request, int output) {
+        PromptCache.Usage cache = request.cache();
+        usage.put("input_tokens", request.uncachedInputTokens());
+        usage.put("cache_creation_input_tokens", cache.written());
+        usage.put("cache_read_input_tokens", cache.read());
+        ObjectNode creation = usage.putObject("cache_creation");
+        creation.put("ephemeral_5m_input_tokens", cache.written5m());
+        creation.put("ephemeral_1h_input_tokens", cache.written1h());
         usage.put("output_tokens", output);
     }
 
@@ -258,7 +264,7 @@ final class AnthropicDialect extends Dialect {
         message.put("model", request.model());
         message.putNull("stop_reason");
         message.putNull("stop_sequence");
-        usage(message.putObject("usage"), request.inputTokens(), 1);
+        usage(message.putObject("usage"), request, 1);
         ObjectNode blockStart = object();
         blockStart.put("type", "content_block_start");
         blockStart.put("index", 0);

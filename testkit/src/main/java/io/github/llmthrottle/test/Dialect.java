@@ -143,25 +143,31 @@ abstract class Dialect {
         long chars = 0;
         if (content.isArray()) {
             for (JsonNode block : content) {
-                JsonNode text = block.get("text");
-                if (text != null && text.isString()) {
-                    chars += text.stringValue().length();
-                }
-                else if (block.isString()) {
-                    chars += block.stringValue().length();
-                }
-                else if (block.has("content")) {
-                    chars += contentChars(block.get("content"));
-                }
-                else {
-                    chars += json(block).length();
-                }
+                chars += blockChars(block);
             }
         }
         else if (!content.isNull() && !content.isMissingNode()) {
             chars += json(content).length();
         }
         return chars;
+    }
+
+    /**
+     * The characters of one block or part of a content array: its text, or its nested
+     * content, or the length of its JSON.
+     */
+    static long blockChars(JsonNode block) {
+        JsonNode text = block.get("text");
+        if (text != null && text.isString()) {
+            return text.stringValue().length();
+        }
+        if (block.isString()) {
+            return block.stringValue().length();
+        }
+        if (block.has("content")) {
+            return contentChars(block.get("content"));
+        }
+        return json(block).length();
     }
 
     static long messagesChars(JsonNode messages) {

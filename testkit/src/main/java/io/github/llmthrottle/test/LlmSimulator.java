@@ -36,6 +36,28 @@ import java.time.Duration;
  * concurrency cap, then (only without a script entry) the random faults; then the
  * rate-limit buckets. Faults never debit buckets.
  * <p>
+ * <b>Prompt caching.</b> Anthropic requests may mark cacheable prefixes with
+ * {@code cache_control} ({@code {"type":"ephemeral"}}, optionally {@code "ttl":"5m"} or
+ * {@code "1h"}) on tool definitions, system blocks and message content blocks, at most
+ * four. The prefix up to a breakpoint is identified by a hash of its blocks, per model.
+ * If a prefix ending at a breakpoint, or at one of the 20 blocks before it, was written
+ * or read within its TTL on the simulator's clock, its tokens are
+ * {@code cache_read_input_tokens} (and the read renews its TTL); the rest up to the last
+ * breakpoint is written ({@code cache_creation_input_tokens}, with the
+ * {@code cache_creation} breakdown by TTL); what follows is {@code input_tokens}. A
+ * prefix shorter than {@link Builder#minimumCacheableTokens(int)} (default 1024) is not
+ * cached. The input-token bucket is debited by
+ * {@code input_tokens + cache_creation_input_tokens} only: cache reads do not count, as
+ * for current Claude models. The usage of a response and of a stream's
+ * {@code message_start} carries all three figures.
+ * <p>
+ * <b>Token counting and downloads.</b> {@code POST /v1/messages/count_tokens} answers
+ * {@code {"input_tokens": N}} from the same estimate (without caching), debits no model's
+ * buckets and has a request limit of its own
+ * ({@link Builder#countTokensRequestsPerMinute(long)}). {@code GET
+ * /v1/files/{id}/content} and {@code GET /v1/messages/batches/{id}/results} stream a body
+ * of {@link Builder#downloadBytes(long)} generated as it is written, not rate limited.
+ * <p>
  * <b>Output.</b> The output is deterministic: {@link OutputTokens} (default 100 tokens)
  * clamped to {@code [1, max_tokens]}, four characters of text per token. Latency is
  * {@code base + perOutputToken × output tokens} (default 20 ms + 0.2 ms per token), slept
@@ -341,6 +363,46 @@ public final class LlmSimulator extends SimulatorControls implements AutoCloseab
          */
         public Builder bucketWindow(Duration window) {
             this.draft.bucketWindow(window);
+            return this;
+        }
+
+        /**
+         * Sets the shortest prompt prefix the simulated prompt cache stores, in tokens
+         * (default 1024, as for most Claude models; some take 2048 or 4096). A
+         * {@code cache_control} breakpoint whose prefix is shorter is ignored.
+         * @param tokens the minimum cacheable length, at least 1
+         * @return this builder
+         */
+        public Builder minimumCacheableTokens(int tokens) {
+            this.draft.minimumCacheableTokens(tokens);
+            return this;
+        }
+
+        /**
+         * Limits {@code POST /v1/messages/count_tokens} to this many requests a minute
+         * per API key (default 0: unlimited), in a bucket of its own that no model's
+         * limits share, as Anthropic documents. A request over the limit gets a 429
+         * {@code rate_limit_error} with {@code retry-after} and the
+         * {@code anthropic-ratelimit-requests-*} headers of that bucket.
+         * @param requestsPerMinute the limit, 0 for unlimited
+         * @return this builder
+         */
+        public Builder countTokensRequestsPerMinute(long requestsPerMinute) {
+            this.draft.countTokensRequestsPerMinute(requestsPerMinute);
+            return this;
+        }
+
+        /**
+         * Sets the size of the downloads the simulator serves (default 1 MiB): {@code GET
+         * /v1/files/{id}/content} sends exactly this many bytes, {@code GET
+         * /v1/messages/batches/{id}/results} whole JSON lines of 1 KiB up to at least
+         * this many. The bytes are generated as they are sent, never held in memory, so a
+         * download of gigabytes tests a client's streaming.
+         * @param bytes the size, not negative
+         * @return this builder
+         */
+        public Builder downloadBytes(long bytes) {
+            this.draft.downloadBytes(bytes);
             return this;
         }
 

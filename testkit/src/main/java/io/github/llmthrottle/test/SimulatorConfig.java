@@ -17,7 +17,8 @@ import java.util.Set;
 record SimulatorConfig(int port, Map<String, ModelLimits> limits, ModelLimits defaultLimits, Duration baseLatency,
         Duration perTokenLatency, OutputTokens outputTokens, Map<String, RandomFaults> randomFaults,
         Map<String, SimulatorFaults.ConcurrencyLimit> concurrencyLimits, long seed, Clock clock, Set<String> apiKeys,
-        boolean requireApiKey, int tokensPerEvent, boolean roundRemaining, int threads, Duration bucketWindow) {
+        boolean requireApiKey, int tokensPerEvent, boolean roundRemaining, int threads, Duration bucketWindow,
+        int minimumCacheableTokens, long countTokensRequestsPerMinute, long downloadBytes) {
 
     static final Clock SYSTEM_CLOCK = Clock.systemUTC();
 
@@ -26,6 +27,29 @@ record SimulatorConfig(int port, Map<String, ModelLimits> limits, ModelLimits de
             throw new IllegalArgumentException("Duration must not be negative: " + duration);
         }
         return duration;
+    }
+
+    static int minimumCacheableTokens(int tokens) {
+        if (tokens < 1) {
+            throw new IllegalArgumentException(
+                    "The minimum cacheable prompt must be at least one token, was " + tokens);
+        }
+        return tokens;
+    }
+
+    static long countTokensRequestsPerMinute(long rpm) {
+        if (rpm < 0) {
+            throw new IllegalArgumentException(
+                    "The count_tokens limit must be zero (unlimited) or positive, was " + rpm);
+        }
+        return rpm;
+    }
+
+    static long downloadBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("A download cannot have a negative size, was " + bytes);
+        }
+        return bytes;
     }
 
     /**
@@ -65,6 +89,12 @@ record SimulatorConfig(int port, Map<String, ModelLimits> limits, ModelLimits de
         private int threads = 200;
 
         private Duration bucketWindow = Duration.ofMinutes(1);
+
+        private int minimumCacheableTokens = PromptCache.DEFAULT_MINIMUM_TOKENS;
+
+        private long countTokensRequestsPerMinute;
+
+        private long downloadBytes = 1024 * 1024;
 
         void model(String model, ModelLimits limits) {
             this.limits.put(Objects.requireNonNull(model, "model"), Objects.requireNonNull(limits, "limits"));
@@ -138,13 +168,26 @@ record SimulatorConfig(int port, Map<String, ModelLimits> limits, ModelLimits de
             this.bucketWindow = window;
         }
 
+        void minimumCacheableTokens(int tokens) {
+            this.minimumCacheableTokens = SimulatorConfig.minimumCacheableTokens(tokens);
+        }
+
+        void countTokensRequestsPerMinute(long rpm) {
+            this.countTokensRequestsPerMinute = SimulatorConfig.countTokensRequestsPerMinute(rpm);
+        }
+
+        void downloadBytes(long bytes) {
+            this.downloadBytes = SimulatorConfig.downloadBytes(bytes);
+        }
+
         SimulatorConfig freeze() {
             return new SimulatorConfig(this.port, Collections.unmodifiableMap(new LinkedHashMap<>(this.limits)),
                     this.defaultLimits, this.baseLatency, this.perTokenLatency, this.outputTokens,
                     Collections.unmodifiableMap(new LinkedHashMap<>(this.randomFaults)),
                     Collections.unmodifiableMap(new LinkedHashMap<>(this.concurrencyLimits)), this.seed, this.clock,
                     this.apiKeys, this.requireApiKey, this.tokensPerEvent, this.roundRemaining, this.threads,
-                    this.bucketWindow);
+                    this.bucketWindow, this.minimumCacheableTokens, this.countTokensRequestsPerMinute,
+                    this.downloadBytes);
         }
 
     }

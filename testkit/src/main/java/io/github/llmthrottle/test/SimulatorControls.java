@@ -73,6 +73,61 @@ abstract sealed class SimulatorControls permits LlmSimulator {
         return self();
     }
 
+    /**
+     * Limits {@code count_tokens} requests, see
+     * {@link LlmSimulator.Builder#countTokensRequestsPerMinute(long)}.
+     * @param requestsPerMinute the limit per API key, 0 for unlimited
+     * @return this simulator
+     */
+    public LlmSimulator setCountTokensRequestsPerMinute(long requestsPerMinute) {
+        this.state.setCountTokensRequestsPerMinute(requestsPerMinute);
+        return self();
+    }
+
+    // ---- prompt cache and downloads
+
+    /**
+     * Sets the shortest cacheable prompt prefix, see
+     * {@link LlmSimulator.Builder#minimumCacheableTokens(int)}.
+     * @param tokens the minimum, at least 1
+     * @return this simulator
+     */
+    public LlmSimulator setMinimumCacheableTokens(int tokens) {
+        this.state.setMinimumCacheableTokens(tokens);
+        return self();
+    }
+
+    /**
+     * Forgets every cached prompt prefix: the next request of each writes its prefix
+     * again.
+     * @return this simulator
+     */
+    public LlmSimulator clearPromptCache() {
+        this.state.promptCache().clear();
+        return self();
+    }
+
+    /**
+     * How many prompt prefixes are cached for a model now (not expired on the simulator's
+     * clock).
+     * @param model the model name
+     * @return the live cache entries of the model
+     */
+    public int cachedPrefixes(String model) {
+        return this.state.promptCache().size(model, this.state.now());
+    }
+
+    /**
+     * Sets the size of the following downloads, see
+     * {@link LlmSimulator.Builder#downloadBytes(long)}.
+     * @param bytes the size, not negative
+     * @return this simulator
+     */
+    public LlmSimulator setDownloadBytes(long bytes) {
+        this.state.setDownloadBytes(bytes);
+        return self();
+    }
+
     // ---- latency and output
 
     /**
@@ -253,9 +308,10 @@ abstract sealed class SimulatorControls permits LlmSimulator {
 
     /**
      * Restores the configuration the simulator was built with: limits, latency, output
-     * policy, random faults (re-seeded), concurrency caps; removes scripts, outages and
-     * header overrides; refills every bucket; zeroes the statistics. The port, clock and
-     * API keys do not change.
+     * policy, random faults (re-seeded), concurrency caps, the count_tokens limit, the
+     * minimum cacheable prompt and the download size; removes scripts, outages, header
+     * overrides and cached prompt prefixes; refills every bucket; zeroes the statistics.
+     * The port, clock and API keys do not change.
      * @return this simulator
      */
     public LlmSimulator reset() {

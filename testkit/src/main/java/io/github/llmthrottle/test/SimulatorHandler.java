@@ -1,6 +1,7 @@
 package io.github.llmthrottle.test;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +27,9 @@ import io.github.llmthrottle.test.StatsRecorder.Outcome;
 final class SimulatorHandler implements HttpHandler {
 
     private static final String LEAVE = SimulatorHandler.class.getName() + ".leave";
+
+    /** The key of the count_tokens request limit, which no model shares. */
+    private static final String COUNT_TOKENS = "count_tokens";
 
     private final SimulatorState simulator;
 
@@ -68,6 +72,11 @@ final class SimulatorHandler implements HttpHandler {
 
     private void route(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
+        Download download = Download.of(path);
+        if (download != null) {
+            download(exchange, download);
+            return;
+        }
         Dialect dialect;
         boolean countTokens = false;
         switch (path) {
@@ -127,16 +136,7 @@ final class SimulatorHandler implements HttpHandler {
             return;
         }
         if (countTokens) {
-            try {
-                int tokens = ((AnthropicDialect) dialect).countTokens(body);
-                Map<String, String> headers = new LinkedHashMap<>();
-                headers.put(dialect.requestIdHeader(), requestId);
-                this.simulator.overrideHeaders(headers);
-                send(exchange, 200, "{\"input_tokens\":" + tokens + "}", headers);
-            }
-            catch (InvalidRequest ex) {
-                sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
-            }
+            countTokens(exchange, body, apiKey, requestId);
             return;
         }
         SimRequest request;
@@ -170,6 +170,76 @@ final class SimulatorHandler implements HttpHandler {
         finally {
             leave.run();
         }
+    }
+
+    /**
+     * Counts tokens against the count_tokens request limit of the API key, which is
+     * separate from every model's limits.
+     */
+    private void countTokens(HttpExchange exchange, JsonNode body, String apiKey, String requestId) throws IOException {
+        Dialect dialect = Dialect.ANTHROPIC;
+        int tokens;
+        try {
+            tokens = ((AnthropicDialect) dialect).countTokens(body);
+        }
+        catch (InvalidRequest ex) {
+            sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
+            return;
+        }
+        RateLimiter limiter = this.simulator.countTokensLimiter();
+        RateLimiter.Key key = new RateLimiter.Key(apiKey, COUNT_TOKENS);
+        RateLimiter.Rejection rejection = limiter.tryAdmit(key, new long[] { 1, 0, 0, 0 });
+        Map<String, String> headers = new LinkedHashMap<>(
+                dialect.rateLimitHeaders(limiter.levels(key), this.simulator.now(), this.simulator.roundRemaining()));
+        if (rejection != null) {
+            sendError(exchange, dialect, requestId, dialect.rateLimited(rejection, COUNT_TOKENS), retryAfter(rejection),
+                    headers);
+            return;
+        }
+        headers.put(dialect.requestIdHeader(), requestId);
+        this.simulator.overrideHeaders(headers);
+        send(exchange, 200, "{\"input_tokens\":" + tokens + "}", headers);
+    }
+
+    /**
+     * Streams a download of the configured size, generated as it is written; downloads
+     * are not rate limited.
+     */
+    private void download(HttpExchange exchange, Download download) throws IOException {
+        exchange.getRequestBody().readAllBytes();
+        Dialect dialect = (exchange.getRequestHeaders().getFirst("x-api-key") == null
+                && exchange.getRequestHeaders().getFirst("authorization") != null) ? Dialect.OPENAI : Dialect.ANTHROPIC;
+        String requestId = dialect.newRequestId();
+        if (!"GET".equalsIgnoreCase(exchange.getRequestMethod())) {
+            ErrorSpec error = dialect.error(405);
+            sendError(exchange, dialect, requestId, new ErrorSpec(405, error.type(), null, "Method Not Allowed"), null,
+                    new LinkedHashMap<>());
+            return;
+        }
+        Boolean missing = this.simulator.rejectKey(apiKey(exchange));
+        if (missing != null) {
+            sendError(exchange, dialect, requestId, dialect.unauthorized(missing), null, new LinkedHashMap<>());
+            return;
+        }
+        long length = download.length(this.simulator.downloadBytes());
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(dialect.requestIdHeader(), requestId);
+        headers.put("content-type", download.contentType());
+        this.simulator.overrideHeaders(headers);
+        apply(exchange.getResponseHeaders(), headers);
+        exchange.sendResponseHeaders(200, (length == 0) ? -1 : length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            download.write(out, length);
+        }
+        catch (InterruptedIOException ex) {
+            // The simulator is closing.
+            throw new DropConnection();
+        }
+    }
+
+    private static @Nullable String retryAfter(RateLimiter.Rejection rejection) {
+        return rejection.neverFits() ? null
+                : Long.toString(Math.max(1, (rejection.nanosToWait() + 999_999_999L) / 1_000_000_000L));
     }
 
     private void serve(HttpExchange exchange, SimRequest request, String requestId, int global, int forModel)
@@ -231,15 +301,16 @@ final class SimulatorHandler implements HttpHandler {
             }
         }
         RateLimiter.Key key = new RateLimiter.Key(request.apiKey(), model);
+        request = this.simulator.lookUpCache(request);
         RateLimiter.Rejection rejection = this.simulator.limiter().tryAdmit(key, dialect.demand(request));
         if (rejection != null) {
-            String retryAfter = rejection.neverFits() ? null
-                    : Long.toString(Math.max(1, (rejection.nanosToWait() + 999_999_999L) / 1_000_000_000L));
-            sendError(exchange, request, requestId, dialect.rateLimited(rejection, model), retryAfter, fault);
+            sendError(exchange, request, requestId, dialect.rateLimited(rejection, model), retryAfter(rejection),
+                    fault);
             return;
         }
+        this.simulator.commitCache(request);
         long second = this.simulator.now().getEpochSecond();
-        stats.admitted(model, second, request.inputTokens());
+        stats.admitted(model, second, request.countedInputTokens(), request.cache().read(), request.cache().written());
         int ceiling = request.outputCeiling();
         int wanted = this.simulator.outputTokens().outputTokens(model, request.inputTokens(), ceiling);
         int output = Math.max(1, Math.min(ceiling, wanted));

@@ -42,12 +42,25 @@ final class SimulatorState {
 
     private volatile OutputTokens outputTokens;
 
+    private final PromptCache promptCache = new PromptCache();
+
+    private final RateLimiter countTokensLimiter;
+
+    private volatile int minimumCacheableTokens;
+
+    private volatile long countTokensRequestsPerMinute;
+
+    private volatile long downloadBytes;
+
     SimulatorState(SimulatorConfig config) {
         this.initial = config;
         this.clock = config.clock();
         TimeMeter meter = (config.clock() == SimulatorConfig.SYSTEM_CLOCK) ? TimeMeter.SYSTEM_NANOTIME
                 : new ClockTimeMeter(config.clock());
         this.limiter = new RateLimiter(meter, this::limitsFor, config.bucketWindow());
+        this.countTokensLimiter = new RateLimiter(meter,
+                (model) -> ModelLimits.unlimited().withRequestsPerMinute(this.countTokensRequestsPerMinute),
+                config.bucketWindow());
         this.faults = new SimulatorFaults(config.seed());
         restore();
     }
@@ -63,6 +76,9 @@ final class SimulatorState {
         this.baseLatency = this.initial.baseLatency();
         this.perTokenLatency = this.initial.perTokenLatency();
         this.outputTokens = this.initial.outputTokens();
+        this.minimumCacheableTokens = this.initial.minimumCacheableTokens();
+        this.countTokensRequestsPerMinute = this.initial.countTokensRequestsPerMinute();
+        this.downloadBytes = this.initial.downloadBytes();
         this.faults.reset(this.initial);
     }
 
@@ -72,6 +88,8 @@ final class SimulatorState {
     void reset() {
         restore();
         this.limiter.clear();
+        this.countTokensLimiter.clear();
+        this.promptCache.clear();
         this.stats.reset();
     }
 
@@ -120,6 +138,50 @@ final class SimulatorState {
 
     void setOutputTokens(OutputTokens outputTokens) {
         this.outputTokens = Objects.requireNonNull(outputTokens, "outputTokens");
+    }
+
+    void setMinimumCacheableTokens(int tokens) {
+        this.minimumCacheableTokens = SimulatorConfig.minimumCacheableTokens(tokens);
+    }
+
+    void setCountTokensRequestsPerMinute(long rpm) {
+        this.countTokensRequestsPerMinute = SimulatorConfig.countTokensRequestsPerMinute(rpm);
+    }
+
+    void setDownloadBytes(long bytes) {
+        this.downloadBytes = SimulatorConfig.downloadBytes(bytes);
+    }
+
+    long downloadBytes() {
+        return this.downloadBytes;
+    }
+
+    RateLimiter countTokensLimiter() {
+        return this.countTokensLimiter;
+    }
+
+    PromptCache promptCache() {
+        return this.promptCache;
+    }
+
+    /**
+     * Finds what a request reads from and writes to the prompt cache now, without
+     * changing the cache.
+     */
+    SimRequest lookUpCache(SimRequest request) {
+        if (!request.cachePlan().hasBreakpoints()) {
+            return request;
+        }
+        return request.withCache(
+                this.promptCache.lookup(request.model(), request.cachePlan(), now(), this.minimumCacheableTokens));
+    }
+
+    /** Writes and renews the cached prefixes of an admitted request. */
+    void commitCache(SimRequest request) {
+        if (request.cachePlan().hasBreakpoints()) {
+            this.promptCache.commit(request.model(), request.cachePlan(), request.cache(), now(),
+                    this.minimumCacheableTokens);
+        }
     }
 
     int inFlight() {

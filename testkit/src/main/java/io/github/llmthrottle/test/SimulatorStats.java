@@ -24,7 +24,8 @@ import java.util.TreeMap;
  * @param connectionResets connections closed without a (complete) response
  * @param streamErrors 200 streams that carried an error event
  * @param admitted requests that passed the rate-limit buckets
- * @param inputTokens input tokens admitted (the simulator's estimate)
+ * @param inputTokens input tokens admitted as the input-token limit counts them (the
+ * simulator's estimate, less what an Anthropic request read from the prompt cache)
  * @param outputTokens output tokens generated (after the refund of unused
  * {@code max_tokens})
  * @param maxConcurrent the most requests in flight at once
@@ -32,10 +33,17 @@ import java.util.TreeMap;
  * clock) in which they were admitted
  * @param outputTokensPerSecond output tokens generated, by the second in which the
  * request was admitted
+ * @param cacheReadInputTokens input tokens admitted requests read from the prompt cache
+ * ({@code cache_read_input_tokens}; not in {@code inputTokens})
+ * @param cacheCreationInputTokens input tokens admitted requests wrote to the prompt
+ * cache ({@code cache_creation_input_tokens}; part of {@code inputTokens})
+ * @param admittedPerSecond requests admitted, by the second (of the simulator's clock) in
+ * which they were admitted
  */
 public record SimulatorStats(long attempts, long successes, long rateLimited, long overloaded, long otherErrors,
         long connectionResets, long streamErrors, long admitted, long inputTokens, long outputTokens, int maxConcurrent,
-        NavigableMap<Instant, Long> inputTokensPerSecond, NavigableMap<Instant, Long> outputTokensPerSecond) {
+        NavigableMap<Instant, Long> inputTokensPerSecond, NavigableMap<Instant, Long> outputTokensPerSecond,
+        long cacheReadInputTokens, long cacheCreationInputTokens, NavigableMap<Instant, Long> admittedPerSecond) {
 
     /**
      * Makes the series unmodifiable copies.
@@ -52,10 +60,14 @@ public record SimulatorStats(long attempts, long successes, long rateLimited, lo
      * @param maxConcurrent peak requests in flight
      * @param inputTokensPerSecond input tokens by second
      * @param outputTokensPerSecond output tokens by second
+     * @param cacheReadInputTokens input tokens read from the prompt cache
+     * @param cacheCreationInputTokens input tokens written to the prompt cache
+     * @param admittedPerSecond requests admitted by second
      */
     public SimulatorStats {
         inputTokensPerSecond = Collections.unmodifiableNavigableMap(new TreeMap<>(inputTokensPerSecond));
         outputTokensPerSecond = Collections.unmodifiableNavigableMap(new TreeMap<>(outputTokensPerSecond));
+        admittedPerSecond = Collections.unmodifiableNavigableMap(new TreeMap<>(admittedPerSecond));
     }
 
     /**

@@ -53,11 +53,14 @@ final class StatsRecorder {
         model(model).streamErrors.increment();
     }
 
-    void admitted(String model, long epochSecond, long inputTokens) {
+    void admitted(String model, long epochSecond, long inputTokens, long cacheRead, long cacheWrite) {
         for (Counters c : new Counters[] { this.all, model(model) }) {
             c.admitted.increment();
             c.inputTokens.add(inputTokens);
+            c.cacheRead.add(cacheRead);
+            c.cacheWrite.add(cacheWrite);
             c.inputPerSecond.computeIfAbsent(epochSecond, (s) -> new LongAdder()).add(inputTokens);
+            c.admittedPerSecond.computeIfAbsent(epochSecond, (s) -> new LongAdder()).increment();
         }
     }
 
@@ -113,11 +116,17 @@ final class StatsRecorder {
 
         final LongAdder outputTokens = new LongAdder();
 
+        final LongAdder cacheRead = new LongAdder();
+
+        final LongAdder cacheWrite = new LongAdder();
+
         final AtomicInteger maxConcurrent = new AtomicInteger();
 
         final ConcurrentSkipListMap<Long, LongAdder> inputPerSecond = new ConcurrentSkipListMap<>();
 
         final ConcurrentSkipListMap<Long, LongAdder> outputPerSecond = new ConcurrentSkipListMap<>();
+
+        final ConcurrentSkipListMap<Long, LongAdder> admittedPerSecond = new ConcurrentSkipListMap<>();
 
         void outcome(Outcome outcome) {
             switch (outcome) {
@@ -133,7 +142,8 @@ final class StatsRecorder {
             return new SimulatorStats(this.attempts.sum(), this.successes.sum(), this.rateLimited.sum(),
                     this.overloaded.sum(), this.otherErrors.sum(), this.resets.sum(), this.streamErrors.sum(),
                     this.admitted.sum(), this.inputTokens.sum(), this.outputTokens.sum(), this.maxConcurrent.get(),
-                    series(this.inputPerSecond), series(this.outputPerSecond));
+                    series(this.inputPerSecond), series(this.outputPerSecond), this.cacheRead.sum(),
+                    this.cacheWrite.sum(), series(this.admittedPerSecond));
         }
 
         private static NavigableMap<Instant, Long> series(Map<Long, LongAdder> bySecond) {

@@ -53,11 +53,21 @@ public record ContenderResult(String name, int calls, int succeeded, Map<String,
      * @return the latency, zero if no call succeeded
      */
     public Duration latency(double percent) {
-        if (this.latencies.length == 0) {
+        return percentile(this.latencies, percent);
+    }
+
+    /**
+     * A percentile of sorted latencies (nearest rank).
+     * @param sorted latencies in nanoseconds, sorted
+     * @param percent between 0 and 100
+     * @return the latency, zero if there is none
+     */
+    static Duration percentile(long[] sorted, double percent) {
+        if (sorted.length == 0) {
             return Duration.ZERO;
         }
-        int rank = (int) Math.ceil(percent / 100 * this.latencies.length);
-        return Duration.ofNanos(this.latencies[Math.max(0, Math.min(this.latencies.length - 1, rank - 1))]);
+        int rank = (int) Math.ceil(percent / 100 * sorted.length);
+        return Duration.ofNanos(sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))]);
     }
 
     /**

@@ -284,7 +284,7 @@ public final class LoadComparison {
         return stats.inputTokensBetween(from, to) / (double) seconds;
     }
 
-    private static String cause(Throwable ex) {
+    static String cause(Throwable ex) {
         String name = ex.getClass().getSimpleName();
         if (ex.getClass().getEnclosingClass() != null) {
             name = ex.getClass().getEnclosingClass().getSimpleName() + "." + name;
@@ -320,7 +320,7 @@ public final class LoadComparison {
                 100 * r.utilisation(), seconds(r.wall()), failures);
     }
 
-    private static String seconds(Duration duration) {
+    static String seconds(Duration duration) {
         return String.format(Locale.ROOT, "%.2f s", duration.toNanos() / 1e9);
     }
 
