@@ -97,14 +97,14 @@ public final class PromptCache {
     }
 
     /**
-     * A call was answered: the prefixes its breakpoints mark are in the cache from now on
-     * for their TTL, unless they were found not cacheable.
+     * A call is sent: the prefixes its breakpoints mark are in the cache from now on for
+     * their TTL, unless they were found not cacheable.
      * @param model the model
      * @param request the request
      * @return whether a prefix that was not expected in the cache now is (calls waiting
      * with the same prompt may now ask for less)
      */
-    public boolean answered(String model, LlmRequest request) {
+    public boolean sent(String model, LlmRequest request) {
         if (request.cachePrefixes().isEmpty()) {
             return false;
         }
@@ -124,6 +124,33 @@ public final class PromptCache {
                 }
             }
             return added;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * A call that {@link #sent} entered prefixes was refused or not answered: the
+     * provider wrote nothing, so the prefixes are no longer expected in the cache.
+     * @param model the model
+     * @param request the request
+     */
+    public void refused(String model, LlmRequest request) {
+        if (request.cachePrefixes().isEmpty()) {
+            return;
+        }
+        this.lock.lock();
+        try {
+            for (PromptPrefix prefix : request.cachePrefixes()) {
+                if (prefix.breakpoint()) {
+                    Key key = new Key(model, prefix.hash());
+                    Entry entry = this.entries.get(key);
+                    if (entry != null && entry.cached) {
+                        this.entries.remove(key);
+                    }
+                }
+            }
         }
         finally {
             this.lock.unlock();

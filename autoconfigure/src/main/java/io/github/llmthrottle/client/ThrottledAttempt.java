@@ -72,6 +72,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     /** Whether a stream took the circuit's permission along, to release when it ends. */
     private boolean handedOver;
 
+    /**
+     * Whether this attempt entered its prompt's prefixes in the client's prompt cache.
+     */
+    private boolean enteredCache;
+
     private @Nullable Permit permit;
 
     private long sentNanos;
@@ -96,6 +101,12 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         long queued = this.call.client.time.nanoTime();
         Permit permit = admit();
         this.permit = permit;
+        // the provider writes the prompt's cache entry as it takes the call: calls
+        // waiting with the same prompt now ask only for what follows it
+        this.enteredCache = this.call.client.promptCache.sent(this.call.model.name, this.call.llmRequest);
+        if (this.enteredCache) {
+            this.target.limiter.demandsChanged();
+        }
         this.sentNanos = this.call.client.time.nanoTime();
         Duration waited = Duration.ofNanos(this.sentNanos - queued);
         this.call.client.events.onAdmitted(clientName(), modelName(), this.call.admission.priority(), waited);
@@ -126,6 +137,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                     : this.call.exchange.execute();
         }
         catch (IOException ex) {
+            notWrittenToCache();
             permit.settle(this.call.admission.inputTokens(), 0);
             if (ResponseClassifier.isCancellation(ex)) {
                 // the caller gave up: not the provider's failure, nor a capacity
@@ -214,11 +226,6 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         this.call.observeResponse(requestId);
         if (status / 100 == 2) {
-            // the provider's cache entry is available once its response begins: calls
-            // waiting with the same prompt now ask only for what follows it
-            if (this.call.client.promptCache.answered(this.call.model.name, this.call.llmRequest)) {
-                this.target.limiter.demandsChanged();
-            }
             calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
             if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
                 return stream(response, status, headers, permit);
@@ -246,6 +253,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
             permit.release(Permit.Outcome.SUCCESS);
             return ThrottledResponse.buffered(response, body);
         }
+        notWrittenToCache();
         byte[] errorBody;
         try (response; InputStream in = response.body()) {
             errorBody = in.readNBytes(MAX_ERROR_BODY);
@@ -397,6 +405,14 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     private static @Nullable String requestId(Headers headers) {
         String id = headers.first("request-id");
         return (id != null) ? id : headers.first("x-request-id");
+    }
+
+    /** The provider refused the call or did not answer: it wrote nothing to its cache. */
+    private void notWrittenToCache() {
+        if (this.enteredCache) {
+            this.enteredCache = false;
+            this.call.client.promptCache.refused(this.call.model.name, this.call.llmRequest);
+        }
     }
 
     private void calibrate(@Nullable RateLimitSnapshot snapshot) {

@@ -20,14 +20,14 @@ class PromptCacheTests {
     private final PromptCache cache = new PromptCache(this.clock);
 
     @Test
-    void aPrefixNeverAnsweredIsCountedWhole() {
+    void aPrefixNeverSentIsCountedWhole() {
         LlmRequest request = turn("first", "5m");
         assertThat(this.cache.counted("m", request)).isSameAs(request);
     }
 
     @Test
-    void anAnsweredPrefixIsExpectedReadUntilItsTtlEnds() {
-        this.cache.answered("m", turn("first", "5m"));
+    void aSentPrefixIsExpectedReadUntilItsTtlEnds() {
+        this.cache.sent("m", turn("first", "5m"));
         LlmRequest next = turn("second question", "5m");
         assertThat(this.cache.counted("m", next).textCharacters()).isLessThan(100);
         this.clock.advance(Duration.ofMinutes(4));
@@ -37,17 +37,17 @@ class PromptCacheTests {
     }
 
     @Test
-    void eachAnswerRenewsTheTtl() {
-        this.cache.answered("m", turn("first", "5m"));
+    void eachCallSentRenewsTheTtl() {
+        this.cache.sent("m", turn("first", "5m"));
         this.clock.advance(Duration.ofMinutes(4));
-        this.cache.answered("m", turn("second", "5m"));
+        this.cache.sent("m", turn("second", "5m"));
         this.clock.advance(Duration.ofMinutes(4));
         assertThat(this.cache.expectedRead("m", turn("third", "5m"))).isNotNull();
     }
 
     @Test
     void anHourLongBreakpointLivesAnHour() {
-        this.cache.answered("m", turn("first", "1h"));
+        this.cache.sent("m", turn("first", "1h"));
         this.clock.advance(Duration.ofMinutes(59));
         assertThat(this.cache.expectedRead("m", turn("second", "1h"))).isNotNull();
         this.clock.advance(Duration.ofMinutes(1));
@@ -56,20 +56,29 @@ class PromptCacheTests {
 
     @Test
     void prefixesAreKeptPerModel() {
-        this.cache.answered("opus", turn("first", "5m"));
+        this.cache.sent("opus", turn("first", "5m"));
         assertThat(this.cache.expectedRead("sonnet", turn("second", "5m"))).isNull();
     }
 
     @Test
     void aPrefixTheProviderDidNotCacheIsCountedWholeForItsTtl() {
         LlmRequest first = turn("first", "5m");
-        this.cache.answered("m", first);
+        this.cache.sent("m", first);
         this.cache.settled("m", first, false);
-        this.cache.answered("m", turn("second", "5m"));
+        this.cache.sent("m", turn("second", "5m"));
         assertThat(this.cache.expectedRead("m", turn("third", "5m"))).isNull();
         this.clock.advance(Duration.ofMinutes(5));
-        this.cache.answered("m", turn("fourth", "5m"));
+        this.cache.sent("m", turn("fourth", "5m"));
         assertThat(this.cache.expectedRead("m", turn("fifth", "5m"))).isNotNull();
+    }
+
+    @Test
+    void aRefusedCallTakesBackThePrefixItEntered() {
+        LlmRequest first = turn("first", "5m");
+        assertThat(this.cache.sent("m", first)).isTrue();
+        assertThat(this.cache.sent("m", turn("again", "5m"))).isFalse();
+        this.cache.refused("m", first);
+        assertThat(this.cache.expectedRead("m", turn("second", "5m"))).isNull();
     }
 
     @Test
@@ -82,9 +91,9 @@ class PromptCacheTests {
     @Test
     void memoryIsBoundedByForgettingTheLeastRecentlyUsed() {
         PromptCache small = new PromptCache(this.clock, 2);
-        small.answered("a", turn("q", "5m"));
-        small.answered("b", turn("q", "5m"));
-        small.answered("c", turn("q", "5m"));
+        small.sent("a", turn("q", "5m"));
+        small.sent("b", turn("q", "5m"));
+        small.sent("c", turn("q", "5m"));
         assertThat(small.size()).isEqualTo(2);
         assertThat(small.expectedRead("a", turn("q", "5m"))).isNull();
         assertThat(small.expectedRead("c", turn("q", "5m"))).isNotNull();

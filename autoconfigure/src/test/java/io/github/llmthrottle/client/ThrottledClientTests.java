@@ -353,6 +353,25 @@ class ThrottledClientTests {
         assertThat(state.available().outputTokens()).isEqualTo(10_000 - 30);
     }
 
+    @Test
+    void aCallTheProviderRefusedLeavesItsPrefixOutOfTheCache() throws IOException {
+        String turn = """
+                {"model":"opus","max_tokens":1000,"stream":%s,
+                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
+                 "messages":[{"role":"user","content":"q"}]}""";
+        String system = "s".repeat(40_000);
+        this.provider.then(400, """
+                {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}""");
+        assertThat(this.client.exchange(request(turn.formatted(false, system)), this.provider).status()).isEqualTo(400);
+        long before = availableInputTokens();
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
+        ThrottledResponse<FakeProvider.Response> second = this.client.exchange(request(turn.formatted(true, system)),
+                this.provider);
+        // nothing was written: the whole prompt (about 10,000 tokens) is reserved again
+        assertThat(before - availableInputTokens()).isGreaterThan(9_000);
+        second.body().close();
+    }
+
     private long availableInputTokens() {
         return this.client.model(MODEL).getLimiter().state().available().inputTokens();
     }
