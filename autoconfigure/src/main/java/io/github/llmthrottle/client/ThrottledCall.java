@@ -108,7 +108,8 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
         String modelName = modelOf(context);
         this.model = client.model(modelName);
-        long inputTokens = client.estimator.estimateInputTokens(modelName, this.llmRequest);
+        long inputTokens = client.exactCounts.inputTokens(modelName, request, this.llmRequest,
+                client.estimator.estimateInputTokens(modelName, this.llmRequest));
         Long maxOutput = this.llmRequest.maxOutputTokens();
         Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
         String tenant = (context != null && context.getTenant() != null) ? context.getTenant()
