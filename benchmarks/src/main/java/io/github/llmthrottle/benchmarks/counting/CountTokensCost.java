@@ -56,7 +56,8 @@ public final class CountTokensCost {
     }
 
     public static void main(String[] args) throws Exception {
-        // without it the loopback server's small writes wait for delayed ACKs (about 40 ms)
+        // without it the loopback server's small writes wait for delayed ACKs (about 40
+        // ms)
         System.setProperty("sun.net.httpserver.nodelay", "true");
         new CountTokensCost().run();
     }
