@@ -68,6 +68,21 @@ public class ClientProperties extends TokenQuotaProperties {
     @NestedConfigurationProperty
     private final RetryOverrideProperties retry = new RetryOverrideProperties();
 
+    /**
+     * How the input tokens of a request are known before it is sent: characters (an
+     * estimate from the characters of its text, learned from usage) or count-tokens
+     * (anthropic only: large requests and those with images or documents are counted by
+     * the provider's count_tokens endpoint, the estimate standing in when that is slow or
+     * refused).
+     */
+    private Estimation estimation = Estimation.CHARACTERS;
+
+    /**
+     * When and within what budget requests are counted with estimation: count-tokens.
+     */
+    @NestedConfigurationProperty
+    private final CountTokensProperties countTokens = new CountTokensProperties();
+
     public ProviderDialect getProvider() {
         return this.provider;
     }
@@ -140,11 +155,34 @@ public class ClientProperties extends TokenQuotaProperties {
         return this.retry;
     }
 
+    public Estimation getEstimation() {
+        return this.estimation;
+    }
+
+    public void setEstimation(Estimation estimation) {
+        this.estimation = estimation;
+    }
+
+    public CountTokensProperties getCountTokens() {
+        return this.countTokens;
+    }
+
     @Override
     public String toString() {
         return "Client[provider=" + this.provider + ", baseUrl=" + this.baseUrl + ", apiKey="
                 + ((this.apiKey != null) ? "******" : null) + ", defaultModel=" + this.defaultModel + ", models="
                 + this.models.keySet() + "]";
+    }
+
+    /** How a client knows the input tokens of a request before sending it. */
+    public enum Estimation {
+
+        /** Estimated from the characters of the prompt text. */
+        CHARACTERS,
+
+        /** Counted by the provider's count_tokens endpoint when worth it (anthropic). */
+        COUNT_TOKENS
+
     }
 
 }

@@ -18,6 +18,7 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.RateLimits;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.Tenants;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
+import io.github.llmthrottle.client.CountTokensSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ConcurrencyLimits;
@@ -168,6 +169,38 @@ final class ThrottleSettingsMapper {
         settings = map.from(models(prefix, dialect, client.getModels())).to(settings, ClientSettings::withModels);
         settings = map.from(retry(prefix + "retry.", inherit(retry, client.getRetry())))
             .to(settings, ClientSettings::withRetry);
+        settings = map.from(countTokens(prefix, dialect, client)).to(settings, ClientSettings::withCountTokens);
+        return settings;
+    }
+
+    /**
+     * Counting by the provider ({@code estimation: count-tokens}), which only Anthropic's
+     * dialect offers.
+     */
+    private static CountTokensSettings countTokens(String prefix, ProviderDialect dialect, ClientProperties client) {
+        PropertyMapper map = PropertyMapper.get();
+        boolean counting = client.getEstimation() == ClientProperties.Estimation.COUNT_TOKENS;
+        if (counting) {
+            check(prefix + "estimation", "count-tokens", (value) -> dialect == ProviderDialect.ANTHROPIC,
+                    "needs provider: anthropic, but the client's provider is "
+                            + dialect.name().toLowerCase(Locale.ROOT),
+                    "Use estimation: characters, or set provider: anthropic for a client that speaks Anthropic's "
+                            + "Messages API.");
+        }
+        CountTokensProperties properties = client.getCountTokens();
+        String countPrefix = prefix + "count-tokens.";
+        CountTokensSettings settings = CountTokensSettings.OFF.withEnabled(counting);
+        settings = map.from(properties::getMinCharacters)
+            .as((value) -> check(countPrefix + "min-characters", value, (number) -> number >= 0, "must not be negative",
+                    "Use 0 to count every request, or for example 20000."))
+            .to(settings, CountTokensSettings::withMinCharacters);
+        settings = map.from(properties::getRequestsPerMinute)
+            .as(atLeastOne(countPrefix + "requests-per-minute",
+                    "Use the provider's token counting limit, for example 100."))
+            .to(settings, CountTokensSettings::withRequestsPerMinute);
+        settings = map.from(properties::getTimeout)
+            .as(positiveDuration(countPrefix + "timeout"))
+            .to(settings, CountTokensSettings::withTimeout);
         return settings;
     }
 

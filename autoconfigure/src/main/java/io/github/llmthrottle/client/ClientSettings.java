@@ -24,15 +24,39 @@ import org.jspecify.annotations.Nullable;
  * @param defaultLimits limits of models without their own entry
  * @param models settings per configured model
  * @param retry the retry settings
+ * @param countTokens whether and when the provider is asked to count a request's input
+ * tokens instead of estimating them
  */
 public record ClientSettings(String name, ProviderDialect provider, URI baseUrl, @Nullable String apiKey,
         Duration connectTimeout, Duration readTimeout, Map<String, String> defaultHeaders,
         @Nullable String defaultModel, ModelLimits defaultLimits, Map<String, ModelSettings> models,
-        RetrySettings retry) {
+        RetrySettings retry, CountTokensSettings countTokens) {
 
     public ClientSettings {
         defaultHeaders = Map.copyOf(defaultHeaders);
         models = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(models));
+    }
+
+    /**
+     * Settings whose input tokens are estimated, never counted by the provider.
+     * @param name the client name
+     * @param provider the wire dialect
+     * @param baseUrl the provider's base URL
+     * @param apiKey the API key, or {@code null}; never printed
+     * @param connectTimeout connect timeout
+     * @param readTimeout read timeout
+     * @param defaultHeaders headers sent with every request
+     * @param defaultModel model used when a request names none, or {@code null}
+     * @param defaultLimits limits of models without their own entry
+     * @param models settings per configured model
+     * @param retry the retry settings
+     */
+    public ClientSettings(String name, ProviderDialect provider, URI baseUrl, @Nullable String apiKey,
+            Duration connectTimeout, Duration readTimeout, Map<String, String> defaultHeaders,
+            @Nullable String defaultModel, ModelLimits defaultLimits, Map<String, ModelSettings> models,
+            RetrySettings retry) {
+        this(name, provider, baseUrl, apiKey, connectTimeout, readTimeout, defaultHeaders, defaultModel, defaultLimits,
+                models, retry, CountTokensSettings.OFF);
     }
 
     /**
@@ -56,7 +80,7 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withApiKey(@Nullable String apiKey) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, apiKey, this.connectTimeout, this.readTimeout,
-                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry, this.countTokens);
     }
 
     /**
@@ -66,7 +90,7 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withConnectTimeout(Duration connectTimeout) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, connectTimeout, this.readTimeout,
-                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry, this.countTokens);
     }
 
     /**
@@ -76,7 +100,7 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withReadTimeout(Duration readTimeout) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout, readTimeout,
-                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+                this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry, this.countTokens);
     }
 
     /**
@@ -87,7 +111,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withDefaultHeaders(Map<String, String> defaultHeaders) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
-                this.readTimeout, defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry);
+                this.readTimeout, defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry,
+                this.countTokens);
     }
 
     /**
@@ -97,7 +122,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withDefaultModel(@Nullable String defaultModel) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
-                this.readTimeout, this.defaultHeaders, defaultModel, this.defaultLimits, this.models, this.retry);
+                this.readTimeout, this.defaultHeaders, defaultModel, this.defaultLimits, this.models, this.retry,
+                this.countTokens);
     }
 
     /**
@@ -107,7 +133,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withDefaultLimits(ModelLimits defaultLimits) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
-                this.readTimeout, this.defaultHeaders, this.defaultModel, defaultLimits, this.models, this.retry);
+                this.readTimeout, this.defaultHeaders, this.defaultModel, defaultLimits, this.models, this.retry,
+                this.countTokens);
     }
 
     /**
@@ -117,7 +144,8 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withModels(Map<String, ModelSettings> models) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
-                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, models, this.retry);
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, models, this.retry,
+                this.countTokens);
     }
 
     /**
@@ -127,7 +155,19 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      */
     public ClientSettings withRetry(RetrySettings retry) {
         return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
-                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, retry);
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, retry,
+                this.countTokens);
+    }
+
+    /**
+     * A copy that counts input tokens as {@code countTokens} says.
+     * @param countTokens whether and when the provider is asked to count input tokens
+     * @return the new settings
+     */
+    public ClientSettings withCountTokens(CountTokensSettings countTokens) {
+        return new ClientSettings(this.name, this.provider, this.baseUrl, this.apiKey, this.connectTimeout,
+                this.readTimeout, this.defaultHeaders, this.defaultModel, this.defaultLimits, this.models, this.retry,
+                countTokens);
     }
 
     /**

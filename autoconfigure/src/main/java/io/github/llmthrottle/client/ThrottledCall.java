@@ -112,12 +112,15 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
         String modelName = modelOf(context);
         this.model = client.model(modelName);
-        this.promptTokens = client.estimator.estimateInputTokens(modelName, this.llmRequest);
+        long estimated = client.estimator.estimateInputTokens(modelName, this.llmRequest);
+        // the provider's own count, when the client asks for one (the whole prompt: it
+        // does not know of caching)
+        this.promptTokens = client.exactCounts.inputTokens(modelName, request, this.llmRequest, estimated);
         // what the provider will count: not the prefix it is expected to read from its
         // prompt cache
         LlmRequest counted = client.promptCache.counted(modelName, this.llmRequest);
-        long inputTokens = (counted == this.llmRequest) ? this.promptTokens
-                : client.estimator.estimateInputTokens(modelName, counted);
+        long inputTokens = (counted == this.llmRequest) ? this.promptTokens : Math.max(0,
+                this.promptTokens - (estimated - client.estimator.estimateInputTokens(modelName, counted)));
         Long maxOutput = this.llmRequest.maxOutputTokens();
         Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
         String tenant = (context != null && context.getTenant() != null) ? context.getTenant()

@@ -49,6 +49,9 @@ public final class ThrottledClient {
 
     final TokenEstimator estimator;
 
+    /** The provider's counts of large requests, for a client that asks for them. */
+    final ExactTokenCounts exactCounts;
+
     final RequestBodyReader requestReader;
 
     final UsageReader usageReader;
@@ -113,6 +116,7 @@ public final class ThrottledClient {
         this.limiters = limiters;
         this.classifier = new ResponseClassifier(settings.provider(), time.clock());
         this.estimator = estimator;
+        this.exactCounts = ExactTokenCounts.of(settings, time);
         this.tenantResolver = tenantResolver;
         this.requestReader = requestReader;
         this.usageReader = usageReader;

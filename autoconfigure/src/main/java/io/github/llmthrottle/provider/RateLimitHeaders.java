@@ -46,6 +46,9 @@ public final class RateLimitHeaders {
 
     private static final Pattern EPOCH_SECONDS = Pattern.compile("\\d{1,12}(?:\\.\\d+)?");
 
+    /** The longest reset a relay sends as a delay rather than as an instant. */
+    private static final Duration MAX_RELATIVE_RESET = Duration.ofDays(366);
+
     private static final String ANTHROPIC_PREFIX = "anthropic-ratelimit-";
 
     private static final String OPENAI_PREFIX = "x-ratelimit-";
@@ -64,6 +67,10 @@ public final class RateLimitHeaders {
 
     private static final Names OPENAI_TOKENS = Names.openAi("tokens");
 
+    private static final Names RELAY_INPUT = Names.openAi("input-tokens");
+
+    private static final Names RELAY_OUTPUT = Names.openAi("output-tokens");
+
     private RateLimitHeaders() {
     }
 
@@ -81,10 +88,10 @@ public final class RateLimitHeaders {
         Dimension tokens = Dimension.NONE;
         switch (dialect) {
             case ANTHROPIC -> {
-                requests = anthropic(headers, ANTHROPIC_REQUESTS);
-                tokens = anthropic(headers, ANTHROPIC_TOKENS);
-                input = anthropic(headers, ANTHROPIC_INPUT);
-                output = anthropic(headers, ANTHROPIC_OUTPUT);
+                requests = lower(anthropic(headers, ANTHROPIC_REQUESTS), relay(headers, OPENAI_REQUESTS, receivedAt));
+                tokens = lower(anthropic(headers, ANTHROPIC_TOKENS), relay(headers, OPENAI_TOKENS, receivedAt));
+                input = lower(anthropic(headers, ANTHROPIC_INPUT), relay(headers, RELAY_INPUT, receivedAt));
+                output = lower(anthropic(headers, ANTHROPIC_OUTPUT), relay(headers, RELAY_OUTPUT, receivedAt));
             }
             case OPENAI -> {
                 requests = openAi(headers, OPENAI_REQUESTS, receivedAt);
@@ -109,6 +116,44 @@ public final class RateLimitHeaders {
     private static Dimension openAi(Headers headers, Names names, Instant receivedAt) {
         Duration reset = GoDuration.parse(headers.first(names.reset()), true);
         return dimension(headers.first(names.limit()), headers.first(names.remaining()), after(receivedAt, reset));
+    }
+
+    /**
+     * A relay's {@code x-ratelimit-*} dimension beside Anthropic's headers: its reset may
+     * be relative (a Go duration or seconds, as OpenAI-style gateways send) or an RFC
+     * 3339 instant (as the relay may copy Anthropic's form).
+     */
+    private static Dimension relay(Headers headers, Names names, Instant receivedAt) {
+        String resetValue = headers.first(names.reset());
+        Duration delay = GoDuration.parse(resetValue, true);
+        // a number of seconds too large to be a delay is an epoch instant
+        Instant reset = (delay != null && delay.compareTo(MAX_RELATIVE_RESET) <= 0) ? after(receivedAt, delay)
+                : rfc3339(resetValue);
+        return dimension(headers.first(names.limit()), headers.first(names.remaining()), reset);
+    }
+
+    /**
+     * The dimension whose remaining count is lower, taken whole (its limit and reset
+     * describe the same bucket); when only one reports a remaining count, that one; when
+     * neither does, the one with the lower limit, else the first.
+     */
+    private static Dimension lower(Dimension first, Dimension second) {
+        if (second.isEmpty()) {
+            return first;
+        }
+        if (first.isEmpty()) {
+            return second;
+        }
+        if (first.remaining != null || second.remaining != null) {
+            if (second.remaining == null) {
+                return first;
+            }
+            return (first.remaining == null || second.remaining < first.remaining) ? second : first;
+        }
+        if (first.limit != null && second.limit != null) {
+            return (second.limit < first.limit) ? second : first;
+        }
+        return (first.limit == null && second.limit != null) ? second : first;
     }
 
     private static Dimension ietf(Headers headers, Instant receivedAt) {

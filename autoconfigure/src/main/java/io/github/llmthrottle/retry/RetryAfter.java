@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.regex.Pattern;
 
+import io.github.llmthrottle.provider.GoDuration;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.HttpDates;
 import io.github.llmthrottle.provider.ProviderError;
@@ -24,7 +25,13 @@ import org.jspecify.annotations.Nullable;
  * whose remaining count is {@code 0} (including the IETF {@code RateLimit} field's
  * {@code t}),</li>
  * <li>the error body: Gemini's {@code RetryInfo}, a hint in the message ("Please try
- * again in 1.146s"), or OpenRouter's reset instant.</li>
+ * again in 1.146s"), or OpenRouter's reset instant,</li>
+ * <li>a bare {@code x-ratelimit-reset}, as some gateways and relays send (Together
+ * documents it without a unit): seconds, fractions allowed, or a Go duration
+ * ({@code 1.5s}). A whole number too large to be a plausible wait is read as an epoch
+ * instant when it has the magnitude of one (10 digits: seconds, 13 digits: milliseconds),
+ * since such values and waits of up to {@link #MAX_PLAUSIBLE} cannot be confused; any
+ * other form is ignored.</li>
  * </ol>
  * A value that is negative, empty, non-finite, malformed, or longer than
  * {@link #MAX_PLAUSIBLE} is ignored, as if absent, and the next source is tried. Whether
@@ -41,6 +48,10 @@ public record RetryAfter(Duration duration, Source source) {
     public static final Duration MAX_PLAUSIBLE = Duration.ofDays(366);
 
     private static final Pattern DECIMAL = Pattern.compile("\\d+(?:\\.\\d*)?|\\.\\d+");
+
+    private static final Pattern EPOCH_SECONDS = Pattern.compile("[1-9]\\d{9}");
+
+    private static final Pattern EPOCH_MILLIS = Pattern.compile("[1-9]\\d{12}");
 
     private static final BigDecimal MAX_PLAUSIBLE_SECONDS = BigDecimal.valueOf(MAX_PLAUSIBLE.toSeconds());
 
@@ -103,7 +114,38 @@ public record RetryAfter(Duration duration, Source source) {
                 return new RetryAfter(hint, Source.BODY);
             }
         }
-        return null;
+        Duration bareReset = parseBareReset(headers.first("x-ratelimit-reset"), now);
+        return (bareReset != null) ? new RetryAfter(bareReset, Source.BARE_RESET) : null;
+    }
+
+    /**
+     * Parses a bare {@code x-ratelimit-reset} value: seconds (fractions allowed), a Go
+     * duration, or an epoch instant in seconds (10 digits) or milliseconds (13 digits).
+     * @param value the header value, may be {@code null}
+     * @param now the current instant, which an epoch instant is measured against
+     * @return the wait ({@link Duration#ZERO} for an instant in the past), or
+     * {@code null} when the value is absent, in another form, or implausible
+     */
+    public static @Nullable Duration parseBareReset(@Nullable String value, Instant now) {
+        if (value == null) {
+            return null;
+        }
+        String text = value.strip();
+        Duration seconds = parseDecimal(text, 9);
+        if (seconds != null) {
+            return seconds;
+        }
+        if (EPOCH_SECONDS.matcher(text).matches() || EPOCH_MILLIS.matcher(text).matches()) {
+            long epoch = Long.parseLong(text);
+            Instant instant = (text.length() == 10) ? Instant.ofEpochSecond(epoch) : Instant.ofEpochMilli(epoch);
+            Duration wait = nonNegative(Duration.between(now, instant));
+            return (wait.compareTo(MAX_PLAUSIBLE) <= 0) ? wait : null;
+        }
+        Duration duration = GoDuration.parse(text);
+        if (duration == null || duration.isNegative() || duration.compareTo(MAX_PLAUSIBLE) > 0) {
+            return null;
+        }
+        return duration;
     }
 
     /**
@@ -193,7 +235,12 @@ public record RetryAfter(Duration duration, Source source) {
         RESET_HEADER,
 
         /** A hint in the error body. */
-        BODY
+        BODY,
+
+        /**
+         * A bare {@code x-ratelimit-reset} header, read when no other source gave a wait.
+         */
+        BARE_RESET
 
     }
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
+import io.github.llmthrottle.client.CountTokensSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
@@ -182,6 +183,33 @@ class LlmThrottleAutoConfigurationTests {
     void zeroTenantLimitFailsNamingTheProperty() {
         assertFailure("llm.throttle.tenants.overrides.acme.input-tokens-per-minute=0",
                 "llm.throttle.tenants.overrides.acme.input-tokens-per-minute", "must be positive");
+    }
+
+    @Test
+    void countTokensForAClientThatIsNotAnthropicFailsAtStartupSayingWhy() {
+        this.runner
+            .withPropertyValues("llm.throttle.clients.a.provider=openai",
+                    "llm.throttle.clients.a.estimation=count-tokens")
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("llm.throttle.clients.a.estimation")
+                    .contains("count-tokens")
+                    .contains("needs provider: anthropic");
+                assertThat(analysis.getAction()).contains("estimation: characters");
+            });
+    }
+
+    @Test
+    void countTokensPropertiesReachTheClientsSettings() {
+        this.runner
+            .withPropertyValues("llm.throttle.clients.a.provider=anthropic",
+                    "llm.throttle.clients.a.estimation=count-tokens",
+                    "llm.throttle.clients.a.count-tokens.min-characters=1000",
+                    "llm.throttle.clients.a.count-tokens.requests-per-minute=50",
+                    "llm.throttle.clients.a.count-tokens.timeout=500ms")
+            .run((context) -> assertThat(context.getBean(ThrottleSettings.class).clients().get("a").countTokens())
+                .isEqualTo(new CountTokensSettings(true, 1000, 50, Duration.ofMillis(500))));
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.util.Map;
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
 import io.github.llmthrottle.client.ClientSettings;
+import io.github.llmthrottle.client.CountTokensSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ConcurrencyLimits;
@@ -112,6 +113,38 @@ class ThrottleSettingsMapperTests {
         assertThat(map().clients().get("a").apiKey()).isNull();
         client.setApiKey("sk-1");
         assertThat(map().clients().get("a").apiKey()).isEqualTo("sk-1");
+    }
+
+    @Test
+    void estimationIsCharactersUnlessCountTokensIsAskedForWhoseSettingsAreMappedAndChecked() {
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        assertThat(map().clients().get("a").countTokens()).isEqualTo(CountTokensSettings.OFF);
+        assertThat(CountTokensSettings.OFF)
+            .isEqualTo(new CountTokensSettings(false, 20_000, 100, Duration.ofSeconds(2)));
+        client.setEstimation(ClientProperties.Estimation.COUNT_TOKENS);
+        client.getCountTokens().setMinCharacters(5_000);
+        client.getCountTokens().setRequestsPerMinute(2_000);
+        client.getCountTokens().setTimeout(Duration.ofMillis(750));
+        assertThat(map().clients().get("a").countTokens())
+            .isEqualTo(new CountTokensSettings(true, 5_000, 2_000, Duration.ofMillis(750)));
+        client.getCountTokens().setMinCharacters(-1);
+        assertInvalid(this::map, "llm.throttle.clients.a.count-tokens.min-characters", "must not be negative");
+        client.getCountTokens().setMinCharacters(0);
+        client.getCountTokens().setRequestsPerMinute(0);
+        assertInvalid(this::map, "llm.throttle.clients.a.count-tokens.requests-per-minute", "must be at least 1");
+        client.getCountTokens().setRequestsPerMinute(1);
+        client.getCountTokens().setTimeout(Duration.ZERO);
+        assertInvalid(this::map, "llm.throttle.clients.a.count-tokens.timeout", "must be positive");
+    }
+
+    @Test
+    void countTokensIsRefusedForEveryDialectButAnthropic() {
+        ClientProperties client = addClient("a", ProviderDialect.OPENAI);
+        client.setEstimation(ClientProperties.Estimation.COUNT_TOKENS);
+        assertInvalid(this::map, "llm.throttle.clients.a.estimation", "needs provider: anthropic");
+        client.setProvider(ProviderDialect.GENERIC);
+        client.setBaseUrl("https://llm.example.com");
+        assertInvalid(this::map, "llm.throttle.clients.a.estimation", "needs provider: anthropic");
     }
 
     @Test

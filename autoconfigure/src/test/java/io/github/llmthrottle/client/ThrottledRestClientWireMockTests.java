@@ -15,6 +15,7 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.time.SleeplessTimeSource;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +116,36 @@ class ThrottledRestClientWireMockTests {
             assertThat(RecordingSleeper.SLEEPS.get(0)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
             assertThat(RecordingSleeper.SLEEPS.get(1)).isEqualTo(Duration.ofMillis(1000));
         });
+    }
+
+    @Test
+    void aRelaysLowerRemainingBesideAnthropicsIsWhatCalibratesTheLimiter() {
+        this.server.stubFor(
+                post("/v1/messages").willReturn(okJson().withHeader("anthropic-ratelimit-input-tokens-limit", "400000")
+                    .withHeader("anthropic-ratelimit-input-tokens-remaining", "300000")
+                    .withHeader("anthropic-ratelimit-input-tokens-reset", "2026-12-01T15:09:15Z")
+                    .withHeader("x-ratelimit-limit-input-tokens", "400000")
+                    .withHeader("x-ratelimit-remaining-input-tokens", "7000")
+                    .withHeader("x-ratelimit-reset-input-tokens", "59s")
+                    .withHeader("anthropic-ratelimit-requests-limit", "4000")
+                    .withHeader("anthropic-ratelimit-requests-remaining", "3999")
+                    .withHeader("x-ratelimit-limit-requests", "4000")
+                    .withHeader("x-ratelimit-remaining-requests", "2500")));
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.models.claude-opus-4-7.requests-per-minute=4000",
+                    "llm.throttle.clients.anthropic.models.claude-opus-4-7.input-tokens-per-minute=400000")
+            .run((context) -> {
+                call(context.getBean("anthropicRestClient", RestClient.class));
+                LimiterState state = context.getBean(LlmThrottleRegistry.class)
+                    .getClient("anthropic")
+                    .model("claude-opus-4-7")
+                    .getLimiter()
+                    .state();
+                // the relay's 7000 (taken at its least, 6500), not Anthropic's 300000;
+                // the call's own settlement gives back at most its small reservation
+                assertThat(state.available().inputTokens()).isBetween(6000L, 7000L);
+                assertThat(state.available().requests()).isBetween(2490L, 2500L);
+            });
     }
 
     @Test

@@ -168,12 +168,12 @@ class RateLimitHeadersTests {
     }
 
     @Test
-    void readsOnlyTheDialectsOwnFamily() {
+    void openAiIgnoresAnthropicsHeadersAndGenericReadsNeither() {
         HttpHeaders headers = new HttpHeaders();
         headers.add("x-ratelimit-remaining-requests", "5");
-        headers.add("anthropic-ratelimit-requests-remaining", "7");
+        headers.add("anthropic-ratelimit-requests-remaining", "3");
         assertThat(RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW).requestsRemaining())
-            .isEqualTo(7L);
+            .isEqualTo(3L);
         assertThat(RateLimitHeaders.parse(ProviderDialect.OPENAI, headers::getOrEmpty, NOW).requestsRemaining())
             .isEqualTo(5L);
         assertThat(RateLimitHeaders.parse(ProviderDialect.GENERIC, headers::getOrEmpty, NOW).isEmpty()).isTrue();
@@ -234,6 +234,70 @@ class RateLimitHeadersTests {
         assertThat(snapshot.requestsRemaining()).isNull();
         assertThat(snapshot.requestsReset()).isNull();
         assertThat(snapshot.tokensRemaining()).isEqualTo(96000L);
+    }
+
+    @Test
+    @DisplayName("a relay's x-ratelimit-* headers beside Anthropic's are read, and the lower remaining wins in each dimension")
+    void readsARelaysHeadersBesideAnthropicsAndTakesTheLowerRemaining() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.add("anthropic-ratelimit-requests-limit", "4000");
+        headers.add("anthropic-ratelimit-requests-remaining", "3999");
+        headers.add("anthropic-ratelimit-requests-reset", "2023-09-29T16:26:38Z");
+        headers.add("x-ratelimit-limit-requests", "60");
+        headers.add("x-ratelimit-remaining-requests", "12");
+        headers.add("x-ratelimit-reset-requests", "48s");
+        headers.add("anthropic-ratelimit-input-tokens-limit", "400000");
+        headers.add("anthropic-ratelimit-input-tokens-remaining", "20000");
+        headers.add("anthropic-ratelimit-input-tokens-reset", "2023-09-29T16:27:00Z");
+        headers.add("x-ratelimit-limit-input-tokens", "100000");
+        headers.add("x-ratelimit-remaining-input-tokens", "90000");
+        headers.add("x-ratelimit-reset-input-tokens", "6");
+        headers.add("anthropic-ratelimit-output-tokens-limit", "80000");
+        headers.add("anthropic-ratelimit-output-tokens-remaining", "80000");
+        headers.add("x-ratelimit-remaining-output-tokens", "5000");
+        headers.add("x-ratelimit-reset-output-tokens", "2023-09-29T16:26:40Z");
+        headers.add("anthropic-ratelimit-tokens-limit", "480000");
+        headers.add("anthropic-ratelimit-tokens-remaining", "100000");
+        headers.add("x-ratelimit-limit-tokens", "50000");
+        headers.add("x-ratelimit-remaining-tokens", "-3");
+        headers.add("x-ratelimit-reset-tokens", "1m0s");
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
+        assertThat(snapshot).isEqualTo(new RateLimitSnapshot(60L, 12L, NOW.plusSeconds(48), 400000L, 20000L,
+                Instant.parse("2023-09-29T16:27:00Z"), null, 5000L, Instant.parse("2023-09-29T16:26:40Z"), 50000L, 0L,
+                NOW.plusSeconds(60), NOW));
+    }
+
+    @Test
+    @DisplayName("a relay's headers alone fill Anthropic's dimensions, and a reset in epoch seconds is an instant")
+    void readsARelaysHeadersAloneForAnthropic() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.add("x-ratelimit-limit-requests", "60");
+        headers.add("x-ratelimit-remaining-requests", "59");
+        headers.add("x-ratelimit-reset-requests", Long.toString(NOW.getEpochSecond() + 30));
+        headers.add("anthropic-ratelimit-tokens-limit", "1000");
+        headers.add("x-ratelimit-limit-tokens", "500");
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
+        assertThat(snapshot)
+            .extracting(RateLimitSnapshot::requestsLimit, RateLimitSnapshot::requestsRemaining,
+                    RateLimitSnapshot::requestsReset, RateLimitSnapshot::tokensLimit)
+            .containsExactly(60L, 59L, NOW.plusSeconds(30), 500L);
+    }
+
+    @Test
+    @DisplayName("a relay's headers beside Anthropic's that report more headroom change nothing")
+    void keepsAnthropicsDimensionWhenTheRelayHasMoreHeadroom() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.add("anthropic-ratelimit-requests-limit", "50");
+        headers.add("anthropic-ratelimit-requests-remaining", "3");
+        headers.add("anthropic-ratelimit-requests-reset", "2023-09-29T16:27:00Z");
+        headers.add("x-ratelimit-limit-requests", "1000");
+        headers.add("x-ratelimit-remaining-requests", "999");
+        headers.add("x-ratelimit-reset-requests", "1s");
+        RateLimitSnapshot snapshot = RateLimitHeaders.parse(ProviderDialect.ANTHROPIC, headers::getOrEmpty, NOW);
+        assertThat(snapshot)
+            .extracting(RateLimitSnapshot::requestsLimit, RateLimitSnapshot::requestsRemaining,
+                    RateLimitSnapshot::requestsReset)
+            .containsExactly(50L, 3L, Instant.parse("2023-09-29T16:27:00Z"));
     }
 
     @Property(tries = 300)

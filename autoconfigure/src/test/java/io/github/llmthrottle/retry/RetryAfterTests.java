@@ -225,6 +225,54 @@ class RetryAfterTests {
     }
 
     @Test
+    @DisplayName("a bare x-ratelimit-reset of seconds is the server's wait when nothing more specific is present")
+    void readsABareResetOfSeconds() {
+        assertThat(resolve(ProviderDialect.ANTHROPIC, headers("X-RateLimit-Reset", "12"), null))
+            .isEqualTo(new RetryAfter(Duration.ofSeconds(12), RetryAfter.Source.BARE_RESET));
+        assertThat(resolve(ProviderDialect.OPENAI, headers("x-ratelimit-reset", "1.5"), null))
+            .isEqualTo(new RetryAfter(Duration.ofMillis(1500), RetryAfter.Source.BARE_RESET));
+        assertThat(resolve(ProviderDialect.GENERIC, headers("x-ratelimit-reset", "0"), null))
+            .isEqualTo(new RetryAfter(Duration.ZERO, RetryAfter.Source.BARE_RESET));
+    }
+
+    @Test
+    @DisplayName("every more specific source beats a bare x-ratelimit-reset")
+    void prefersEveryOtherSourceOverABareReset() {
+        HttpHeaders headers = headers("x-ratelimit-reset", "12");
+        headers.add("retry-after", "3");
+        assertThat(resolve(ProviderDialect.OPENAI, headers, null).source()).isEqualTo(RetryAfter.Source.RETRY_AFTER);
+        headers.remove("retry-after");
+        headers.add("x-ratelimit-remaining-tokens", "0");
+        headers.add("x-ratelimit-reset-tokens", "7.66s");
+        assertThat(resolve(ProviderDialect.OPENAI, headers, null))
+            .isEqualTo(new RetryAfter(Duration.ofMillis(7660), RetryAfter.Source.RESET_HEADER));
+        String body = "{\"error\":{\"message\":\"Please try again in 1.146s.\",\"code\":\"rate_limit_exceeded\"}}";
+        assertThat(resolve(ProviderDialect.OPENAI, headers("x-ratelimit-reset", "12"), body).source())
+            .isEqualTo(RetryAfter.Source.BODY);
+    }
+
+    @Test
+    @DisplayName("a bare x-ratelimit-reset as a Go duration or an epoch instant in seconds or milliseconds is read")
+    void readsABareResetAsADurationOrAnEpochInstant() {
+        Instant now = this.clock.instant();
+        assertThat(RetryAfter.parseBareReset("2m30s", now)).isEqualTo(Duration.ofSeconds(150));
+        assertThat(RetryAfter.parseBareReset(Long.toString(now.getEpochSecond() + 40), now))
+            .isEqualTo(Duration.ofSeconds(40));
+        assertThat(RetryAfter.parseBareReset(Long.toString(now.toEpochMilli() + 2500), now))
+            .isEqualTo(Duration.ofMillis(2500));
+        assertThat(RetryAfter.parseBareReset(Long.toString(now.getEpochSecond() - 40), now)).isEqualTo(Duration.ZERO);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "-5", "", "soon", "6 minutes", "-1s", "1e3", "99999999999", "123456789012345",
+            "2023-09-29T16:27:00Z", "Fri, 29 Sep 2023 16:26:57 GMT", "9999999999" })
+    @DisplayName("a bare x-ratelimit-reset in any other form, or implausibly far, is ignored")
+    void ignoresABareResetInOtherForms(String value) {
+        assertThat(RetryAfter.parseBareReset(value, this.clock.instant())).isNull();
+        assertThat(resolve(ProviderDialect.OPENAI, headers("x-ratelimit-reset", value), null)).isNull();
+    }
+
+    @Test
     void hasNoWaitWhenNothingSaysSo() {
         assertThat(resolve(ProviderDialect.ANTHROPIC, new HttpHeaders(), "<html></html>")).isNull();
     }
