@@ -13,8 +13,7 @@ class EndpointClassTests {
     @CsvSource({
             // model calls, at the public API and behind gateways, with queries and
             // trailing slashes
-            "https://api.anthropic.com/v1/messages, MODEL_CALL",
-            "https://api.anthropic.com/v1/messages/, MODEL_CALL",
+            "https://api.anthropic.com/v1/messages, MODEL_CALL", "https://api.anthropic.com/v1/messages/, MODEL_CALL",
             "https://api.anthropic.com/v1/messages?beta=true, MODEL_CALL",
             "https://gw.example.com/anthropic/v1/messages, MODEL_CALL",
             // token counting
