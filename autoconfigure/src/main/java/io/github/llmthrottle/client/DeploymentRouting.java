@@ -34,6 +34,10 @@ import org.jspecify.annotations.Nullable;
  * authentication header, and its own headers are set too. A deployment that sets a
  * credential header (its API key, or one of its headers) has the request's other
  * credential headers removed: the caller's key goes only where the caller sent it.
+ * <p>
+ * <b>What.</b> Only model calls are routed: a token count or a request the provider does
+ * not meter ({@link io.github.llmthrottle.provider.EndpointClass}) goes where the caller
+ * sent it, with the caller's key ({@link ThrottledClient#exchange} never hands it here).
  */
 final class DeploymentRouting {
 

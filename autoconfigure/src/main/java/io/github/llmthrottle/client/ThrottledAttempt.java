@@ -402,7 +402,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
      * The provider's request id of a response: {@code request-id} (Anthropic) or
      * {@code x-request-id}.
      */
-    private static @Nullable String requestId(Headers headers) {
+    static @Nullable String requestId(Headers headers) {
         String id = headers.first("request-id");
         return (id != null) ? id : headers.first("x-request-id");
     }

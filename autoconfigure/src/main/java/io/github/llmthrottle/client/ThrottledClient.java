@@ -1,6 +1,7 @@
 package io.github.llmthrottle.client;
 
 import java.io.IOException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -18,6 +19,7 @@ import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
+import io.github.llmthrottle.provider.EndpointClass;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -44,6 +46,9 @@ public final class ThrottledClient {
     final LimiterRegistry limiters;
 
     final RetryEngine retryEngine;
+
+    /** Retries token counts, which report to no observer: they are not the model's. */
+    private final RetryEngine tokenCountRetries;
 
     final ResponseClassifier classifier;
 
@@ -127,6 +132,7 @@ public final class ThrottledClient {
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
         // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM
         this.retryEngine = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, this.events);
+        this.tokenCountRetries = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM);
         // every configured model (and its deployments) up front, so that newModel never
         // runs inside a computeIfAbsent of the same map
         settings.models().keySet().forEach((model) -> this.models.put(model, newModel(model)));
@@ -256,8 +262,21 @@ public final class ThrottledClient {
     }
 
     /**
-     * Sends one request through the call pipeline: admitted, attempted, retried and
-     * settled as this client's settings say.
+     * What a request to {@code uri} is in this client's dialect: adapters send a
+     * {@link EndpointClass#PASS_THROUGH} request on as they would a request to another
+     * host, without reading its body, and the rest through {@link #exchange}.
+     * @param uri the request's URI
+     * @return its class
+     */
+    public EndpointClass endpointClass(URI uri) {
+        return this.settings.provider().classify(uri);
+    }
+
+    /**
+     * Sends one request through the call pipeline, as its {@link #endpointClass class}
+     * says: a model call admitted, attempted, retried and settled as this client's
+     * settings say; a token count retried but neither admitted nor charged nor sent to a
+     * deployment; anything else sent once, untouched, its body handed over unread.
      * @param <R> the adapter's response type
      * @param request the request
      * @param exchange sends the request once per attempt
@@ -268,7 +287,11 @@ public final class ThrottledClient {
      */
     public <R extends ProviderResponse> ThrottledResponse<R> exchange(ProviderRequest request,
             ProviderExchange<R> exchange) throws IOException {
-        return new ThrottledCall<>(this, request, exchange).run();
+        return switch (endpointClass(request.uri())) {
+            case MODEL_CALL -> new ThrottledCall<>(this, request, exchange).run();
+            case TOKEN_COUNT -> TokenCount.run(this, this.tokenCountRetries, request, exchange);
+            case PASS_THROUGH -> ThrottledResponse.unsettled(exchange.execute());
+        };
     }
 
     /**

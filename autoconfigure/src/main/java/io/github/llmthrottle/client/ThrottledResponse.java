@@ -40,6 +40,17 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
     }
 
     /**
+     * A response whose body is the provider's own, read by the caller as it arrives with
+     * nothing settled from it (a request that is not a model call).
+     * @param <R> the adapter's response type
+     * @param response the response
+     * @return the response, its body unread
+     */
+    static <R extends ProviderResponse> ThrottledResponse<R> unsettled(R response) {
+        return new ThrottledResponse<>(response, null, null);
+    }
+
+    /**
      * The provider's response as the adapter's HTTP library returned it. Read its status
      * and headers; read the body through {@link #body()}.
      * @return the response
@@ -69,7 +80,7 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
      * @return {@code true} for a streamed body
      */
     public boolean isStreamed() {
-        return this.stream != null;
+        return this.buffered == null;
     }
 
     /**
@@ -90,7 +101,10 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
         if (this.stream != null) {
             return this.stream.body();
         }
-        return new ByteArrayInputStream((this.buffered != null) ? this.buffered : new byte[0]);
+        if (this.buffered == null) {
+            return this.response.body();
+        }
+        return new ByteArrayInputStream(this.buffered);
     }
 
     /**
@@ -100,6 +114,9 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
     public void close() {
         if (this.stream != null) {
             this.stream.close();
+        }
+        else if (this.buffered == null) {
+            this.response.close();
         }
     }
 

@@ -27,6 +27,7 @@ import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
+import io.github.llmthrottle.provider.EndpointClass;
 
 /**
  * The one-line hook that throttles a LangChain4j chat model built in code: LangChain4j's
@@ -35,10 +36,11 @@ import io.github.llmthrottle.client.ThrottledResponse;
  * configured client, <pre class="code">
  * OpenAiChatModel model = OpenAiChatModel.builder().httpClientBuilder(throttling.httpClientBuilder("openai", JdkHttpClient.builder())).apiKey(key).modelName("gpt-4o-mini").maxRetries(0).build();
  * </pre> ({@code JdkHttpClient} being LangChain4j's default client, or any other
- * {@link HttpClientBuilder}). Every request of that model, blocking or streamed, then
+ * {@link HttpClientBuilder}). Every model call of that model, blocking or streamed, then
  * goes through that client's call pipeline ({@link ThrottledClient#exchange}): admission,
  * calibration, 429 pause, circuit, retries per {@code llm.throttle.retry}, settlement
- * from the JSON body or the stream's events, totals, health and metrics.
+ * from the JSON body or the stream's events, totals, health and metrics; a request that
+ * is not one ({@link EndpointClass#PASS_THROUGH}) goes to the delegate as it is.
  * <p>
  * A model served by several deployments
  * ({@code llm.throttle.clients.NAME.models.MODEL.deployments}) is routed here as through
@@ -192,6 +194,9 @@ public final class LangChain4jThrottling {
 
         @Override
         public SuccessfulHttpResponse execute(HttpRequest request) {
+            if (passesThrough(request)) {
+                return this.delegate.execute(request);
+            }
             ThrottledResponse<LangChain4jResponse> response = exchange(request, false,
                     new BlockingExchange(this.delegate, request, this.attemptHeaders));
             try (response) {
@@ -213,6 +218,10 @@ public final class LangChain4jThrottling {
 
         @Override
         public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
+            if (passesThrough(request)) {
+                this.delegate.execute(request, parser, listener);
+                return;
+            }
             // the wait for admission blocks, and the SPI reads the stream on a thread of
             // its own: both on the executor, with the caller's @Throttled context
             ThrottleContext context = ThrottleContext.current();
@@ -227,6 +236,11 @@ public final class LangChain4jThrottling {
             catch (RejectedExecutionException ex) {
                 tell(() -> listener.onError(ex));
             }
+        }
+
+        /** Whether the provider does not meter the request: sent as it is. */
+        private boolean passesThrough(HttpRequest request) {
+            return this.client.endpointClass(URI.create(request.url())) == EndpointClass.PASS_THROUGH;
         }
 
         private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {

@@ -14,6 +14,7 @@ import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
+import io.github.llmthrottle.provider.EndpointClass;
 import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
@@ -30,8 +31,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The OkHttp interceptor that throttles every request an {@code OkHttpClient} sends to a
  * configured client's base URL (the official SDKs under Spring AI's Anthropic and OpenAI
- * models): each such request goes through the client's call pipeline
- * ({@link ThrottledClient#exchange}), every other request passes through untouched.
+ * models): each such model call or token count goes through the client's call pipeline
+ * ({@link ThrottledClient#exchange}), every other request (to another host, or one that
+ * is {@link EndpointClass#PASS_THROUGH}) passes through untouched.
  * <p>
  * One retry layer: llm-throttle retries, so every response handed back carries
  * {@code x-should-retry: false}, which the SDKs' own retry loops obey, and a throttling
@@ -92,7 +94,10 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         ThrottledClient client = this.registry.resolve(request.url().uri());
         // a request already throttled by an outer instance (the interceptor added twice
         // to one client) is sent as it is
-        if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null) {
+        // and a request the provider does not meter (a file, a batch) is sent as it is
+        // too, its bodies streaming
+        if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null
+                || client.endpointClass(request.url().uri()) == EndpointClass.PASS_THROUGH) {
             return chain.proceed(hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request);
         }
         if (onAsyncCallThread()) {

@@ -80,4 +80,15 @@ public enum ProviderDialect {
         return this.authScheme.headers(apiKey);
     }
 
+    /**
+     * What a request to {@code uri} is in this dialect: a model call, a token count, or
+     * anything else, passed through.
+     * @param uri the request's URI
+     * @return its class
+     * @see EndpointClass
+     */
+    public EndpointClass classify(URI uri) {
+        return EndpointClass.of(this, uri);
+    }
+
 }

@@ -15,7 +15,7 @@ import org.springframework.web.client.RestClient;
  * Builds the {@code RestClient} of a configured client from Boot's
  * {@code RestClient.Builder}, so that Boot's HTTP client choice, message converters and
  * observation apply: base URL, default headers, the auth header of the provider's
- * dialect, timeouts, and the throttling interceptor.
+ * dialect, timeouts, and the throttling request factory.
  */
 public final class ThrottledRestClientFactory {
 
@@ -66,12 +66,10 @@ public final class ThrottledRestClientFactory {
             .baseUrl(settings.baseUrl().toString())
             .defaultHeaders((headers) -> defaultHeaders(settings, headers))
             .defaultRequest((request) -> request.attribute(ThrottlingInterceptor.CLIENT_ATTRIBUTE, name))
-            .requestFactory(this.requestFactoryBuilder.build(httpSettings))
-            .requestInterceptors((interceptors) -> {
-                if (interceptors.stream().noneMatch(ThrottlingInterceptor.class::isInstance)) {
-                    interceptors.add(this.interceptor);
-                }
-            })
+            // the throttling factory rather than the interceptor on the RestClient, which
+            // would buffer every body: a file download or upload of this client streams
+            .requestFactory(ThrottlingClientHttpRequestFactory.forClient(this.requestFactoryBuilder.build(httpSettings),
+                    client, this.interceptor))
             .build();
     }
 

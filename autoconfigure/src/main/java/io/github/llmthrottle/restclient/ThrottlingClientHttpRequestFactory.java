@@ -3,8 +3,12 @@ package io.github.llmthrottle.restclient;
 import java.io.IOException;
 import java.net.URI;
 import java.util.List;
+import java.util.function.Function;
 
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.provider.EndpointClass;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequest;
@@ -12,23 +16,25 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.InterceptingClientHttpRequestFactory;
 
 /**
- * A {@link ClientHttpRequestFactory} that throttles the requests it creates for a
- * configured client's base URL host and creates every other request exactly as its
- * delegate does.
+ * A {@link ClientHttpRequestFactory} that throttles the model calls and token counts it
+ * creates for a configured client's base URL host and creates every other request exactly
+ * as its delegate does.
  *
  * <p>
- * A request to a configured host goes through the {@link ThrottlingInterceptor}, whose
- * retries need the body again, so it is buffered (as every request of a
- * {@code RestClient} with an interceptor is). Every other request is the delegate's own:
- * its body streams, as if llm-throttle were not there. That is why the RestClients and
- * RestTemplates Boot builds get this factory rather than the interceptor: an interceptor
- * makes Spring buffer the body of every request, whatever its host.
+ * A model call or token count ({@link EndpointClass}) to a configured host goes through
+ * the {@link ThrottlingInterceptor}, whose retries need the body again, so it is buffered
+ * (as every request of a {@code RestClient} with an interceptor is). Every other request
+ * is the delegate's own, whether to another host or to a configured one (a batch, a file
+ * download or upload, a model list): both its bodies stream, as if llm-throttle were not
+ * there. That is why the RestClients and RestTemplates Boot builds, and the clients' own
+ * {@code NAMERestClient}s, get this factory rather than the interceptor: an interceptor
+ * makes Spring buffer the body of every request, whatever its host and path.
  */
 public final class ThrottlingClientHttpRequestFactory implements ClientHttpRequestFactory {
 
     private final ClientHttpRequestFactory delegate;
 
-    private final LlmThrottleRegistry registry;
+    private final Function<URI, @Nullable ThrottledClient> clients;
 
     private final ClientHttpRequestFactory throttled;
 
@@ -40,9 +46,27 @@ public final class ThrottlingClientHttpRequestFactory implements ClientHttpReque
      */
     public ThrottlingClientHttpRequestFactory(ClientHttpRequestFactory delegate, LlmThrottleRegistry registry,
             ThrottlingInterceptor interceptor) {
+        this(delegate, registry::resolve, interceptor);
+    }
+
+    private ThrottlingClientHttpRequestFactory(ClientHttpRequestFactory delegate,
+            Function<URI, @Nullable ThrottledClient> clients, ThrottlingInterceptor interceptor) {
         this.delegate = delegate;
-        this.registry = registry;
+        this.clients = clients;
         this.throttled = new InterceptingClientHttpRequestFactory(delegate, List.of(interceptor));
+    }
+
+    /**
+     * A factory for the requests of one configured client's own {@code RestClient}: each
+     * is told apart in that client's dialect, whatever its host.
+     * @param delegate creates the requests, throttled or not
+     * @param client the client
+     * @param interceptor the throttling interceptor
+     * @return the factory
+     */
+    public static ThrottlingClientHttpRequestFactory forClient(ClientHttpRequestFactory delegate,
+            ThrottledClient client, ThrottlingInterceptor interceptor) {
+        return new ThrottlingClientHttpRequestFactory(delegate, (uri) -> client, interceptor);
     }
 
     /**
@@ -61,7 +85,8 @@ public final class ThrottlingClientHttpRequestFactory implements ClientHttpReque
 
     @Override
     public ClientHttpRequest createRequest(URI uri, HttpMethod httpMethod) throws IOException {
-        if (this.registry.resolve(uri) == null) {
+        ThrottledClient client = this.clients.apply(uri);
+        if (client == null || client.endpointClass(uri) == EndpointClass.PASS_THROUGH) {
             return this.delegate.createRequest(uri, httpMethod);
         }
         return this.throttled.createRequest(uri, httpMethod);

@@ -8,6 +8,7 @@ import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.provider.EndpointClass;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -18,11 +19,12 @@ import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.http.client.support.HttpRequestWrapper;
 
 /**
- * The interceptor that throttles every request a {@code RestClient} sends to a configured
- * client: requests carrying the {@link #CLIENT_ATTRIBUTE} attribute (set by the client's
- * own {@code NAMERestClient}) or addressed to a configured base URL go through the
- * client's call pipeline ({@link ThrottledClient#exchange}); every other request passes
- * through untouched.
+ * The interceptor that throttles every model call and token count a {@code RestClient}
+ * sends to a configured client: requests carrying the {@link #CLIENT_ATTRIBUTE} attribute
+ * (set by the client's own {@code NAMERestClient}) or addressed to a configured base URL
+ * go through the client's call pipeline ({@link ThrottledClient#exchange}), unless their
+ * path makes them {@link EndpointClass#PASS_THROUGH}; every other request passes through
+ * untouched.
  */
 public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor {
 
@@ -45,9 +47,11 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
         ThrottledClient client = resolve(request);
-        if (client == null || EXCHANGING.get() != null) {
-            // another host, or an attempt of a call this thread is already throttling (a
-            // RestClient with the interceptor on a factory that has it too): one pipeline
+        if (client == null || EXCHANGING.get() != null
+                || client.endpointClass(request.getURI()) == EndpointClass.PASS_THROUGH) {
+            // another host, an attempt of a call this thread is already throttling (a
+            // RestClient with the interceptor on a factory that has it too): one
+            // pipeline; or a request the provider does not meter (a file, a batch)
             return execution.execute(request, body);
         }
         ProviderRequest providerRequest = new ProviderRequest(request.getMethod().name(), request.getURI(),

@@ -26,6 +26,7 @@ import io.github.llmthrottle.client.ProviderResponse;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
+import io.github.llmthrottle.provider.EndpointClass;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,11 +34,13 @@ import org.jspecify.annotations.Nullable;
  * AI: this bean hands out an SDK-level {@link Interceptor} for a configured client, added
  * on the SDK client's builder, <pre class="code">
  * AnthropicClient client = AnthropicOkHttpClient.builder().fromEnv().addInterceptor(throttling.interceptor("anthropic")).maxRetries(0).build();
- * </pre> Every request the SDK client sends goes through that client's call pipeline
- * ({@link ThrottledClient#exchange}): admission, calibration, 429 pause, circuit, retries
- * per {@code llm.throttle.retry}, settlement from the JSON body or the stream's events,
- * totals, health and metrics. The client is named rather than resolved from the URL: the
- * SDK's interceptors see a request before its backend sets the base URL.
+ * </pre> Every model call and token count the SDK client sends goes through that client's
+ * call pipeline ({@link ThrottledClient#exchange}): admission, calibration, 429 pause,
+ * circuit, retries per {@code llm.throttle.retry}, settlement from the JSON body or the
+ * stream's events, totals, health and metrics. The client is named rather than resolved
+ * from the URL: the SDK's interceptors see a request before its backend sets the base
+ * URL. Every other request ({@link EndpointClass#PASS_THROUGH}: batches, files, model
+ * lists) is sent as the SDK built it, its body unread.
  * <p>
  * A model served by several deployments
  * ({@code llm.throttle.clients.NAME.models.MODEL.deployments}) is routed here as through
@@ -113,13 +116,20 @@ public final class AnthropicSdkThrottling {
 
         @Override
         public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+            URI uri = uri(request);
+            if (this.client.endpointClass(uri) == EndpointClass.PASS_THROUGH) {
+                // not metered by the provider (a file, a batch): sent as the SDK built
+                // it,
+                // its body unread, and retried by the SDK as it would be without us
+                return this.delegate.execute(request, requestOptions);
+            }
             HttpRequestBody requestBody = request.body();
             byte[] body = bytes(requestBody);
             // the body as bytes, so that every attempt sends it again
             HttpRequest outgoing = request.toBuilder()
                 .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
                 .build();
-            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri(request),
+            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri,
                     request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")));
             ThrottledResponse<SdkResponse> response;
             try {
@@ -134,6 +144,9 @@ public final class AnthropicSdkThrottling {
 
         @Override
         public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+            if (this.client.endpointClass(uri(request)) == EndpointClass.PASS_THROUGH) {
+                return this.delegate.executeAsync(request, requestOptions);
+            }
             // the wait for admission and between retries blocks: on the executor, with
             // the caller's @Throttled context
             return SdkCalls.async(AnthropicSdkThrottling.this.asyncExecutor, () -> execute(request, requestOptions));

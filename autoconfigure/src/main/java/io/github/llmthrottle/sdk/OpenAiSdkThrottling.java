@@ -26,6 +26,7 @@ import io.github.llmthrottle.client.ProviderResponse;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
+import io.github.llmthrottle.provider.EndpointClass;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,10 +37,11 @@ import org.jspecify.annotations.Nullable;
  * OpenAIClient client = new OpenAIClientImpl(ClientOptions.builder().fromEnv().httpClient(throttling.httpClient("openai", OkHttpClient.builder().build())).maxRetries(0).build());
  * </pre> ({@code OkHttpClient} being the SDK's
  * {@code com.openai.client.okhttp.OkHttpClient}, or any other {@link HttpClient}). Every
- * request then goes through that client's call pipeline
+ * model call then goes through that client's call pipeline
  * ({@link ThrottledClient#exchange}): admission, calibration, 429 pause, circuit, retries
  * per {@code llm.throttle.retry}, settlement from the JSON body or the stream's events,
- * totals, health and metrics.
+ * totals, health and metrics. Every other request ({@link EndpointClass#PASS_THROUGH}:
+ * batches, files, uploads, model lists) is sent as the SDK built it, its body unread.
  * <p>
  * A model served by several deployments
  * ({@code llm.throttle.clients.NAME.models.MODEL.deployments}) is routed here as through
@@ -117,13 +119,20 @@ public final class OpenAiSdkThrottling {
 
         @Override
         public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+            URI uri = URI.create(request.url());
+            if (this.client.endpointClass(uri) == EndpointClass.PASS_THROUGH) {
+                // not metered by the provider (a file, a batch): sent as the SDK built
+                // it,
+                // its body unread, and retried by the SDK as it would be without us
+                return this.delegate.execute(request, requestOptions);
+            }
             HttpRequestBody requestBody = request.body();
             byte[] body = bytes(requestBody);
             // the body as bytes, so that every attempt sends it again
             HttpRequest outgoing = request.toBuilder()
                 .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
                 .build();
-            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), URI.create(request.url()),
+            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri,
                     request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")));
             ThrottledResponse<SdkResponse> response;
             try {
@@ -138,6 +147,9 @@ public final class OpenAiSdkThrottling {
 
         @Override
         public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+            if (this.client.endpointClass(URI.create(request.url())) == EndpointClass.PASS_THROUGH) {
+                return this.delegate.executeAsync(request, requestOptions);
+            }
             // the wait for admission and between retries blocks: on the executor, with
             // the caller's @Throttled context
             return SdkCalls.async(OpenAiSdkThrottling.this.asyncExecutor, () -> execute(request, requestOptions));

@@ -1,11 +1,13 @@
 package io.github.llmthrottle.client;
 
+import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -16,6 +18,7 @@ import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.limit.LimiterState;
+import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.time.SleeplessTimeSource;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
@@ -43,6 +46,7 @@ import org.springframework.web.client.RestTemplate;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.ok;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
@@ -410,6 +414,120 @@ class ThrottledRestClientWireMockTests {
             });
     }
 
+    @Test
+    void countTokensIsRetriedOn529And429ButTakesNothingOfTheModelNorGoesToADeployment() {
+        String countTokens = "/v1/messages/count_tokens";
+        scriptAt(countTokens, aResponse().withStatus(529).withBody(OVERLOADED),
+                aResponse().withStatus(429).withHeader("retry-after", "1").withBody(RATE_LIMITED),
+                ok("{\"input_tokens\":12}").withHeader("Content-Type", "application/json"));
+        this.otherServer.stubFor(post(countTokens).willReturn(ok("{\"input_tokens\":12}")));
+        String model = "llm.throttle.clients.anthropic.models.claude-opus-4-7.";
+        this.runner
+            .withPropertyValues(model + "requests-per-minute=10", model + "tokens-per-day=100",
+                    model + "deployments.primary.requests-per-minute=10",
+                    model + "deployments.backup.base-url=http://localhost:" + this.otherServer.port(),
+                    model + "deployments.backup.api-key=backup-key")
+            .run((context) -> {
+                ThrottledClient client = context.getBean(LlmThrottleRegistry.class).getClient("anthropic");
+                LimiterState.Available before = client.model("claude-opus-4-7").getLimiter().state().available();
+                String answer = context.getBean("anthropicRestClient", RestClient.class)
+                    .post()
+                    .uri(countTokens)
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(BODY)
+                    .retrieve()
+                    .body(String.class);
+                assertThat(answer).contains("\"input_tokens\":12");
+                this.server.verify(3,
+                        postRequestedFor(urlEqualTo(countTokens)).withHeader("x-api-key", equalTo("test-key")));
+                this.otherServer.verify(0, postRequestedFor(urlEqualTo(countTokens)));
+                assertThat(RecordingSleeper.SLEEPS).hasSize(2).endsWith(Duration.ofSeconds(1));
+                assertThat(client.model("claude-opus-4-7").getLimiter().state().available()).isEqualTo(before);
+                assertThat(client.getModels().values())
+                    .allSatisfy((state) -> assertThat(state.getTotals().snapshot().calls()).isZero());
+                assertThat(context.getBean(TokenQuotas.class)
+                    .states(Map.of("anthropic", List.of("claude-opus-4-7")))
+                    .get(0)
+                    .used()).isZero();
+            });
+    }
+
+    @Test
+    void batchesAndModelListsPassWhileTheModelsBucketIsEmpty() {
+        script(okJson());
+        this.server.stubFor(post("/v1/messages/batches").willReturn(ok("{\"id\":\"msgbatch_1\"}")));
+        this.server.stubFor(get("/v1/models").willReturn(ok("{\"data\":[]}")));
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.models.claude-opus-4-7.requests-per-minute=1",
+                    "llm.throttle.queue.max-wait=1ms")
+            .run((context) -> {
+                RestClient client = context.getBean("anthropicRestClient", RestClient.class);
+                assertThat(call(client)).contains("msg_1");
+                // the minute's one request is taken: another call of the model waits
+                assertThatExceptionOfType(LlmThrottleException.class).isThrownBy(() -> call(client));
+                String batch = "{\"requests\":[{\"custom_id\":\"a\",\"params\":" + BODY + "}]}";
+                assertThat(client.post()
+                    .uri("/v1/messages/batches")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(batch)
+                    .retrieve()
+                    .body(String.class)).contains("msgbatch_1");
+                assertThat(client.get().uri("/v1/models").retrieve().body(String.class)).contains("data");
+                this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages/batches")));
+                assertThat(context.getBean(LlmThrottleRegistry.class)
+                    .getClient("anthropic")
+                    .model("claude-opus-4-7")
+                    .getTotals()
+                    .snapshot()
+                    .calls()).isEqualTo(2);
+            });
+    }
+
+    @Test
+    void aDownloadFromTheConfiguredHostReachesTheCallerAsItArrives() throws Exception {
+        try (HalfwayDownload download = HalfwayDownload.start()) {
+            this.runner.withPropertyValues("llm.throttle.clients.anthropic.base-url=" + download.baseUrl())
+                .run((context) -> {
+                    RestClient own = context.getBean("anthropicRestClient", RestClient.class);
+                    assertThat(readHalfwayThenRest(own, "/v1/files/file_1/content", download))
+                        .isEqualTo(HalfwayDownload.HALF);
+                    RestClient plain = context.getBean(RestClient.Builder.class).build();
+                    assertThat(readHalfwayThenRest(plain, download.baseUrl() + "/v1/files/file_1/content", download))
+                        .isEqualTo(HalfwayDownload.HALF);
+                });
+            assertThat(download.wasReadHalfway()).isTrue();
+            assertThat(download.requests()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void anUploadToTheConfiguredHostStreamsItsBody() {
+        this.server.stubFor(post("/v1/files").willReturn(ok("{\"id\":\"file_1\"}")));
+        this.runner.run((context) -> {
+            RestClient own = context.getBean("anthropicRestClient", RestClient.class);
+            RestClient plain = context.getBean(RestClient.Builder.class).build();
+            for (RestClient client : List.of(own, plain)) {
+                client.post()
+                    .uri("http://localhost:" + this.server.port() + "/v1/files")
+                    .contentType(MediaType.APPLICATION_OCTET_STREAM)
+                    .body((StreamingHttpOutputMessage.Body) (out) -> out.write(new byte[4096]))
+                    .retrieve()
+                    .toBodilessEntity();
+            }
+            // a buffered body is sent with its length; a streamed one in chunks
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/files")).withoutHeader("Content-Length"));
+        });
+    }
+
+    private static int readHalfwayThenRest(RestClient client, String uri, HalfwayDownload download) {
+        return client.get().uri(uri).exchange((request, response) -> {
+            InputStream body = response.getBody();
+            assertThat(body.readNBytes(HalfwayDownload.HALF)).hasSize(HalfwayDownload.HALF);
+            download.firstHalfRead();
+            return body.readAllBytes().length;
+        });
+    }
+
     private static JdkClientHttpRequestFactory jdkHttp11() {
         return new JdkClientHttpRequestFactory(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
     }
@@ -425,10 +543,14 @@ class ThrottledRestClientWireMockTests {
     }
 
     private void script(com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder... responses) {
+        scriptAt("/v1/messages", responses);
+    }
+
+    private void scriptAt(String path, com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder... responses) {
         String state = Scenario.STARTED;
         for (int i = 0; i < responses.length; i++) {
             String next = (i == responses.length - 1) ? state : "step-" + (i + 1);
-            this.server.stubFor(post("/v1/messages").inScenario("script")
+            this.server.stubFor(post(path).inScenario("script")
                 .whenScenarioStateIs(state)
                 .willReturn(responses[i])
                 .willSetStateTo(next));

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -15,11 +16,13 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
+import io.github.llmthrottle.client.HalfwayDownload;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.TokenQuotas;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.MediaType;
@@ -416,6 +419,86 @@ class OkHttpThrottlingInterceptorTests {
                 assertThat(models.attempts("claude-opus-4-7@primary")).isEqualTo(1);
                 assertThat(models.attempts("claude-opus-4-7@backup")).isEqualTo(1);
             });
+    }
+
+    @Test
+    void countTokensIsRetriedOn529ButTakesNothingOfTheModelNorGoesToADeployment() {
+        String countTokens = "/v1/messages/count_tokens";
+        this.server.stubFor(post(urlEqualTo(countTokens)).inScenario("retry")
+            .whenScenarioStateIs(Scenario.STARTED)
+            .willReturn(aResponse().withStatus(529).withHeader("Content-Type", "application/json").withBody(OVERLOADED))
+            .willSetStateTo("recovered"));
+        this.server.stubFor(post(urlEqualTo(countTokens)).inScenario("retry")
+            .whenScenarioStateIs("recovered")
+            .willReturn(aResponse().withHeader("Content-Type", "application/json").withBody("{\"input_tokens\":9}")));
+        String model = "llm.throttle.clients.anthropic.models.claude-opus-4-7.";
+        this.runner
+            .withPropertyValues(model + "requests-per-minute=10", model + "tokens-per-day=100",
+                    model + "deployments.primary.requests-per-minute=10",
+                    model + "deployments.backup.base-url=http://localhost:" + this.otherServer.port(),
+                    model + "deployments.backup.api-key=backup-key")
+            .run((context) -> {
+                Request request = new Request.Builder().url(this.server.baseUrl() + countTokens)
+                    .post(RequestBody.create(BODY, JSON))
+                    .build();
+                try (Response response = client(context).newCall(request).execute()) {
+                    assertThat(response.code()).isEqualTo(200);
+                    assertThat(response.header("x-should-retry")).isEqualTo("false");
+                    assertThat(response.body().string()).contains("input_tokens");
+                }
+                this.server.verify(2, postRequestedFor(urlEqualTo(countTokens)));
+                this.otherServer.verify(0, postRequestedFor(urlEqualTo(countTokens)));
+                assertThat(context.getBean(LlmThrottleRegistry.class).getClient("anthropic").getModels().values())
+                    .allSatisfy((state) -> {
+                        assertThat(state.getTotals().snapshot().calls()).isZero();
+                        assertThat(state.getLimiter().state().available().requests()).isEqualTo(10L);
+                    });
+                assertThat(context.getBean(TokenQuotas.class)
+                    .states(Map.of("anthropic", List.of("claude-opus-4-7")))
+                    .get(0)
+                    .used()).isZero();
+            });
+    }
+
+    @Test
+    void aDownloadFromTheConfiguredHostReachesTheCallerAsItArrives() throws Exception {
+        try (HalfwayDownload download = HalfwayDownload.start()) {
+            this.runner.withPropertyValues("llm.throttle.clients.anthropic.base-url=" + download.baseUrl())
+                .run((context) -> {
+                    Request request = new Request.Builder().url(download.baseUrl() + "/v1/files/file_1/content")
+                        .build();
+                    try (Response response = client(context).newCall(request).execute()) {
+                        assertThat(response.header("x-should-retry")).isNull();
+                        // into an array: readNBytes(int) ends with a read of 0 bytes,
+                        // which
+                        // OkHttp's stream answers only once more bytes arrive
+                        assertThat(response.body()
+                            .byteStream()
+                            .readNBytes(new byte[HalfwayDownload.HALF], 0, HalfwayDownload.HALF))
+                            .isEqualTo(HalfwayDownload.HALF);
+                        download.firstHalfRead();
+                        assertThat(response.body().byteStream().readAllBytes()).hasSize(HalfwayDownload.HALF);
+                    }
+                });
+            assertThat(download.requests()).isOne();
+            assertThat(download.wasReadHalfway()).isTrue();
+        }
+    }
+
+    @Test
+    void anUploadToTheConfiguredHostStreamsItsBody() {
+        this.server.stubFor(post(urlEqualTo("/v1/files")).willReturn(aResponse().withBody("{\"id\":\"file_1\"}")));
+        this.runner.run((context) -> {
+            Request request = new Request.Builder().url(this.server.baseUrl() + "/v1/files")
+                .post(new OneShotBody("file content"))
+                .build();
+            try (Response response = client(context).newCall(request).execute()) {
+                assertThat(response.code()).isEqualTo(200);
+            }
+            // a body of unknown length that is not buffered goes in chunks
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/files")).withoutHeader("Content-Length"));
+            assertThat(context.getBean(LlmThrottleRegistry.class).getClient("anthropic").getModels()).isEmpty();
+        });
     }
 
     private record ThrottledClientModels(ApplicationContext context) {
