@@ -105,29 +105,16 @@ public final class PromptCache {
      * with the same prompt may now ask for less)
      */
     public boolean sent(String model, LlmRequest request) {
-        if (request.cachePrefixes().isEmpty()) {
-            return false;
-        }
-        long now = this.time.nanoTime();
-        boolean added = false;
-        this.lock.lock();
-        try {
-            for (PromptPrefix prefix : request.cachePrefixes()) {
-                if (prefix.breakpoint()) {
-                    Key key = new Key(model, prefix.hash());
-                    Entry entry = this.entries.get(key);
-                    boolean expired = entry != null && now - entry.expiresAt >= 0;
-                    if (entry == null || entry.cached || expired) {
-                        added |= entry == null || !entry.cached || expired;
-                        this.entries.put(key, new Entry(true, now + prefix.ttl().toNanos()));
-                    }
-                }
+        return eachBreakpoint(model, request, (key, prefix, now) -> {
+            Entry entry = this.entries.get(key);
+            boolean expired = entry != null && now - entry.expiresAt >= 0;
+            if (entry != null && !entry.cached && !expired) {
+                // found not cacheable: it stays so for its TTL
+                return false;
             }
-            return added;
-        }
-        finally {
-            this.lock.unlock();
-        }
+            this.entries.put(key, new Entry(true, now + prefix.ttl().toNanos()));
+            return entry == null || !entry.cached || expired;
+        });
     }
 
     /**
@@ -137,24 +124,10 @@ public final class PromptCache {
      * @param request the request
      */
     public void refused(String model, LlmRequest request) {
-        if (request.cachePrefixes().isEmpty()) {
-            return;
-        }
-        this.lock.lock();
-        try {
-            for (PromptPrefix prefix : request.cachePrefixes()) {
-                if (prefix.breakpoint()) {
-                    Key key = new Key(model, prefix.hash());
-                    Entry entry = this.entries.get(key);
-                    if (entry != null && entry.cached) {
-                        this.entries.remove(key);
-                    }
-                }
-            }
-        }
-        finally {
-            this.lock.unlock();
-        }
+        eachBreakpoint(model, request, (key, prefix, now) -> {
+            Entry entry = this.entries.get(key);
+            return entry != null && entry.cached && this.entries.remove(key) != null;
+        });
     }
 
     /**
@@ -166,17 +139,29 @@ public final class PromptCache {
      * @param cacheUsed whether the usage shows a cache write or read
      */
     public void settled(String model, LlmRequest request, boolean cacheUsed) {
+        eachBreakpoint(model, request, (key, prefix,
+                now) -> this.entries.put(key, new Entry(cacheUsed, now + prefix.ttl().toNanos())) == null);
+    }
+
+    /**
+     * Applies {@code update} to each prefix that ends at one of the request's
+     * breakpoints, under the lock.
+     * @return whether any update changed what is expected in the cache
+     */
+    private boolean eachBreakpoint(String model, LlmRequest request, BreakpointUpdate update) {
         if (request.cachePrefixes().isEmpty()) {
-            return;
+            return false;
         }
         long now = this.time.nanoTime();
+        boolean changed = false;
         this.lock.lock();
         try {
             for (PromptPrefix prefix : request.cachePrefixes()) {
                 if (prefix.breakpoint()) {
-                    this.entries.put(new Key(model, prefix.hash()), new Entry(cacheUsed, now + prefix.ttl().toNanos()));
+                    changed |= update.apply(new Key(model, prefix.hash()), prefix, now);
                 }
             }
+            return changed;
         }
         finally {
             this.lock.unlock();
@@ -198,6 +183,14 @@ public final class PromptCache {
     }
 
     private record Key(String model, long hash) {
+
+    }
+
+    /** A change to what is known of one prefix, made under the lock. */
+    @FunctionalInterface
+    private interface BreakpointUpdate {
+
+        boolean apply(Key key, PromptPrefix prefix, long now);
 
     }
 

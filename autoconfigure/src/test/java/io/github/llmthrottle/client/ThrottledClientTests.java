@@ -276,14 +276,10 @@ class ThrottledClientTests {
     @Test
     void aPromptPrefixExpectedInTheProvidersCacheIsNotReservedAndCacheReadsAreShown() throws IOException {
         String system = "You are an agent. " + "s".repeat(30_000);
-        String turn = """
-                {"model":"opus","max_tokens":1000,"stream":%s,
-                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
-                 "messages":[{"role":"user","content":"%s"}]}""";
         this.provider.then(200, """
                 {"id":"msg_1","type":"message","usage":{"input_tokens":12,"cache_creation_input_tokens":7500,
                  "cache_read_input_tokens":0,"output_tokens":40}}""", "content-type", "application/json");
-        this.client.exchange(request(turn.formatted(false, system, "first question")), this.provider);
+        this.client.exchange(request(cachedTurn(false, system, "first question")), this.provider);
         long afterWrite = availableInputTokens();
         assertThat(afterWrite).isEqualTo(100_000 - 7512);
         // the second turn is held open as a stream: its reservation is still taken
@@ -291,7 +287,7 @@ class ThrottledClientTests {
                 "input_tokens":14,"cache_read_input_tokens":7500,"cache_creation_input_tokens":0""") + STREAM_END,
                 "content-type", "text/event-stream");
         ThrottledResponse<FakeProvider.Response> second = this.client
-            .exchange(request(turn.formatted(true, system, "second question")), this.provider);
+            .exchange(request(cachedTurn(true, system, "second question")), this.provider);
         long reserved = afterWrite - availableInputTokens();
         assertThat(reserved).isPositive().isLessThan(100);
         try (InputStream body = second.body()) {
@@ -305,19 +301,15 @@ class ThrottledClientTests {
 
     @Test
     void aPromptPrefixTheProviderDidNotCacheIsReservedWholeAgain() throws IOException {
-        String turn = """
-                {"model":"opus","max_tokens":1000,"stream":%s,
-                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
-                 "messages":[{"role":"user","content":"q"}]}""";
         String system = "s".repeat(4_000);
         // a prompt too short to cache: no cache write, no read
         this.provider.then(200, """
                 {"id":"msg_1","type":"message","usage":{"input_tokens":1010,"cache_creation_input_tokens":0,
                  "cache_read_input_tokens":0,"output_tokens":40}}""", "content-type", "application/json");
-        this.client.exchange(request(turn.formatted(false, system)), this.provider);
+        this.client.exchange(request(cachedTurn(false, system, "q")), this.provider);
         long before = availableInputTokens();
         this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
-        ThrottledResponse<FakeProvider.Response> second = this.client.exchange(request(turn.formatted(true, system)),
+        ThrottledResponse<FakeProvider.Response> second = this.client.exchange(request(cachedTurn(true, system, "q")),
                 this.provider);
         // the usage of the first call showed no cache write: the prefix is not cacheable
         assertThat(before - availableInputTokens()).isGreaterThan(900);
@@ -355,21 +347,26 @@ class ThrottledClientTests {
 
     @Test
     void aCallTheProviderRefusedLeavesItsPrefixOutOfTheCache() throws IOException {
-        String turn = """
-                {"model":"opus","max_tokens":1000,"stream":%s,
-                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
-                 "messages":[{"role":"user","content":"q"}]}""";
         String system = "s".repeat(40_000);
         this.provider.then(400, """
                 {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}""");
-        assertThat(this.client.exchange(request(turn.formatted(false, system)), this.provider).status()).isEqualTo(400);
+        assertThat(this.client.exchange(request(cachedTurn(false, system, "q")), this.provider).status())
+            .isEqualTo(400);
         long before = availableInputTokens();
         this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream");
-        ThrottledResponse<FakeProvider.Response> second = this.client.exchange(request(turn.formatted(true, system)),
+        ThrottledResponse<FakeProvider.Response> second = this.client.exchange(request(cachedTurn(true, system, "q")),
                 this.provider);
         // nothing was written: the whole prompt (about 10,000 tokens) is reserved again
         assertThat(before - availableInputTokens()).isGreaterThan(9_000);
         second.body().close();
+    }
+
+    /** A turn whose system prompt is marked for the provider's prompt cache. */
+    private static String cachedTurn(boolean stream, String system, String question) {
+        return """
+                {"model":"opus","max_tokens":1000,"stream":%s,
+                 "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
+                 "messages":[{"role":"user","content":"%s"}]}""".formatted(stream, system, question);
     }
 
     private long availableInputTokens() {
