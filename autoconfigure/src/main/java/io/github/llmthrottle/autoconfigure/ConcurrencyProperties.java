@@ -12,7 +12,7 @@ public class ConcurrencyProperties {
      * Concurrency limit every model starts with, before successes grow it and 429s, 529s
      * and timeouts shrink it.
      */
-    private int initial = 20;
+    private int initial = 50;
 
     /**
      * Ceiling of the adaptive concurrency limit of every model that sets no

@@ -334,7 +334,7 @@ final class ThrottleSettingsMapper {
 
     private static LimiterOptions limiter(ConcurrencyProperties concurrency, SlowStartProperties slowStart,
             int maxTrackedNames) {
-        int initial = atLeastOne("concurrency.initial", "Use a small number of calls such as 20.")
+        int initial = atLeastOne("concurrency.initial", "Use a small number of calls such as 50.")
             .adapt(concurrency.getInitial());
         int max = atLeastOne("concurrency.max", "Use a number of calls such as 1000.").adapt(concurrency.getMax());
         Duration idle = positiveDuration("slow-start.idle").adapt(slowStart.getIdle());

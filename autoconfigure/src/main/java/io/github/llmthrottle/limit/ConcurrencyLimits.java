@@ -11,14 +11,16 @@ import org.jspecify.annotations.Nullable;
  * {@code max} as its ceiling.
  *
  * <p>
- * The defaults: {@value #DEFAULT_INITIAL} to start with, which is Netflix's own AIMD
- * default and covers a model called at 60 requests a minute with 20 s answers before the
- * limit has grown at all; and a ceiling of {@value #DEFAULT_MAX}, the default queue
- * capacity, so that without configuration a model never holds more calls in flight than
- * it lets wait (1,000 calls of 15 s each is 4,000 requests a minute, the highest request
- * tier providers publish). The ceiling only matters when the provider neither refuses nor
- * slows down: the limit otherwise settles where the provider's 429s and 529s put it, or
- * where the traffic needs it.
+ * The defaults: {@value #DEFAULT_INITIAL} to start with, which covers a model called at
+ * 150 requests a minute with 20 s answers before the limit has grown at all (an agent
+ * whose prompts are read from the provider's cache is bound by requests, not tokens, and
+ * needs that many in flight from its first second; Netflix's own AIMD default of 20 held
+ * such a model to waves of 20 calls until the limit had grown); and a ceiling of
+ * {@value #DEFAULT_MAX}, the default queue capacity, so that without configuration a
+ * model never holds more calls in flight than it lets wait (1,000 calls of 15 s each is
+ * 4,000 requests a minute, the highest request tier providers publish). The ceiling only
+ * matters when the provider neither refuses nor slows down: the limit otherwise settles
+ * where the provider's 429s and 529s put it, or where the traffic needs it.
  *
  * @param initial the limit a model starts with, at least 1 (lowered to the ceiling if
  * above it)
@@ -27,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 public record ConcurrencyLimits(int initial, int max) {
 
     /** The default initial limit. */
-    public static final int DEFAULT_INITIAL = 20;
+    public static final int DEFAULT_INITIAL = 50;
 
     /** The default ceiling. */
     public static final int DEFAULT_MAX = 1000;

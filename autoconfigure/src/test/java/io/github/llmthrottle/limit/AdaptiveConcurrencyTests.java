@@ -48,7 +48,7 @@ class AdaptiveConcurrencyTests {
 
     @Test
     void rateLimitsShrinkTheLimit() {
-        AdaptiveConcurrency concurrency = new AdaptiveConcurrency(null);
+        AdaptiveConcurrency concurrency = new AdaptiveConcurrency(null, new ConcurrencyLimits(20, 1000));
         int inFlight = concurrency.admit();
         concurrency.release(0, 1_000_000, inFlight, Permit.Outcome.DROPPED);
         assertThat(concurrency.limit()).isEqualTo(18);

@@ -398,11 +398,11 @@ class ModelLimiterTests {
     }
 
     @Test
-    void concurrencyLimitStartsAtTwentyAtMost() {
-        assertThat(limiter(new ModelLimits(null, null, null, 100)).state().concurrencyLimit()).isEqualTo(20);
+    void concurrencyLimitStartsAtFiftyAtMost() {
+        assertThat(limiter(new ModelLimits(null, null, null, 100)).state().concurrencyLimit()).isEqualTo(50);
         assertThat(limiter(new ModelLimits(null, null, null, 5)).state().concurrencyLimit()).isEqualTo(5);
         // every model has an adaptive limit, max-concurrency or not
-        assertThat(limiter(ModelLimits.UNLIMITED).state().concurrencyLimit()).isEqualTo(20);
+        assertThat(limiter(ModelLimits.UNLIMITED).state().concurrencyLimit()).isEqualTo(50);
     }
 
     @Test
