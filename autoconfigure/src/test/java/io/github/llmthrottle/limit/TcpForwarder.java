@@ -64,13 +64,41 @@ final class TcpForwarder implements AutoCloseable {
     }
 
     void start() throws IOException {
-        ServerSocket socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port));
+        ServerSocket socket = bind();
         this.server = socket;
         Thread acceptor = new Thread(() -> accept(socket), "forwarder-accept");
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    /**
+     * Listens on the port again; the sockets of the connections it served may hold it for
+     * a moment after {@link #stop()}, longer on a busy machine, so binding is retried for
+     * a few seconds.
+     */
+    private ServerSocket bind() throws IOException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            ServerSocket socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            try {
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port));
+                return socket;
+            }
+            catch (java.net.BindException ex) {
+                socket.close();
+                if (System.nanoTime() > deadline) {
+                    throw ex;
+                }
+                try {
+                    Thread.sleep(50);
+                }
+                catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw ex;
+                }
+            }
+        }
     }
 
     private void accept(ServerSocket socket) {
