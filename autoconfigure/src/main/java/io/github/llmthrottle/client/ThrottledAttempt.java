@@ -74,6 +74,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private @Nullable Permit permit;
 
+    /** What the attempt took from its long-window quotas, once admitted. */
+    private @Nullable QuotaReservation quota;
+
     private long sentNanos;
 
     ThrottledAttempt(ThrottledCall<R> call, ThrottledModel target, @Nullable ProviderTarget redirect,
@@ -162,6 +165,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         boolean admitted = false;
         try {
             Permit permit = quota.around(this.target.limiter.acquire(request));
+            this.quota = quota;
             admitted = true;
             return permit;
         }
@@ -214,6 +218,10 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         this.call.observeResponse(requestId);
         if (status / 100 == 2) {
+            if (this.quota != null) {
+                // billed from here on, whatever follows (an error event, a broken body)
+                this.quota.answered();
+            }
             // the provider's cache entry is available once its response begins: calls
             // waiting with the same prompt now ask only for what follows it
             if (this.call.client.promptCache.answered(this.call.model.name, this.call.llmRequest)) {

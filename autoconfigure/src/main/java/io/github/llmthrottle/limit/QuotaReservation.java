@@ -3,6 +3,9 @@ package io.github.llmthrottle.limit;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 /**
  * What one attempt took from its long-window quotas ({@link TokenQuotas#reserve}): its
  * estimate at first, corrected by {@link #settle(long)} to what it used, or given back by
@@ -11,9 +14,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * was settled with; an attempt the provider refused (its permit released as
  * {@link Permit.Outcome#DROPPED}: 429, 529, a timeout, an I/O error) counts nothing, nor
  * does one released without any settlement that did not succeed; a success the provider
- * reported no usage for keeps its estimate. Thread-safe.
+ * reported no usage for keeps its estimate. Once the provider has {@link #answered()} (a
+ * 2xx), the attempt is billed whatever follows: an error event in its stream, a body that
+ * breaks or a stream closed early keep what its usage said, or its estimate when no usage
+ * came.
+ *
+ * <p>
+ * Usage far above the estimate ({@value #IMPLAUSIBLE_FACTOR} times it, and more than
+ * {@value #IMPLAUSIBLE_FLOOR} tokens) is not believed: a proxy's garbage or a unit mix-up
+ * would otherwise use up a day's or a month's quota in one call, whatever the per-minute
+ * limits (a model may have none). It is counted as the estimate, and logged. Thread-safe.
  */
 public final class QuotaReservation {
+
+    private static final Log logger = LogFactory.getLog(QuotaReservation.class);
+
+    /** How many times its estimate a call's usage may be before it is not believed. */
+    static final long IMPLAUSIBLE_FACTOR = 10;
+
+    /** Usage up to this many tokens is believed whatever the estimate. */
+    static final long IMPLAUSIBLE_FLOOR = 100_000;
 
     /** The reservation of a call without any quota. */
     static final QuotaReservation NONE = new QuotaReservation(null, List.of(), 0);
@@ -24,13 +44,29 @@ public final class QuotaReservation {
 
     private final ReentrantLock lock = new ReentrantLock();
 
+    /** The estimate the attempt reserved. */
+    private final long reserved;
+
     /** What the counters hold for this attempt now. */
     private long counted;
+
+    /** Whether the provider answered with a 2xx: the attempt is billed. */
+    private volatile boolean answered;
 
     QuotaReservation(QuotaStore store, List<QuotaStore.Counter> counters, long reserved) {
         this.store = store;
         this.counters = List.copyOf(counters);
+        this.reserved = reserved;
         this.counted = reserved;
+    }
+
+    /**
+     * Records that the provider answered the attempt with a 2xx: it is billed from now
+     * on, so it is never given back, only settled to its usage (its estimate stays when
+     * none comes).
+     */
+    public void answered() {
+        this.answered = true;
     }
 
     /**
@@ -42,9 +78,16 @@ public final class QuotaReservation {
         if (this.counters.isEmpty()) {
             return;
         }
+        long used = Math.max(0, tokens);
+        if (used > Math.max(IMPLAUSIBLE_FLOOR, (this.reserved > Long.MAX_VALUE / IMPLAUSIBLE_FACTOR) ? Long.MAX_VALUE
+                : this.reserved * IMPLAUSIBLE_FACTOR)) {
+            logger.warn("The provider reported implausible usage of " + used + " tokens for a call estimated at "
+                    + this.reserved + "; counted against its quotas as " + this.reserved);
+            used = this.reserved;
+        }
         this.lock.lock();
         try {
-            long delta = Math.max(0, tokens) - this.counted;
+            long delta = used - this.counted;
             if (delta != 0) {
                 this.store.add(this.counters, delta);
                 this.counted += delta;
@@ -55,9 +98,14 @@ public final class QuotaReservation {
         }
     }
 
-    /** Gives back everything, for an attempt that never went out or was refused. */
+    /**
+     * Gives back everything, for an attempt that never went out or was refused; nothing
+     * once the provider has {@link #answered()}.
+     */
     public void cancel() {
-        settle(0);
+        if (!this.answered) {
+            settle(0);
+        }
     }
 
     /**
@@ -86,7 +134,7 @@ public final class QuotaReservation {
         public void settle(long inputTokens, long outputTokens) {
             this.delegate.settle(inputTokens, outputTokens);
             this.settled = true;
-            if (!this.refused) {
+            if (!this.refused || QuotaReservation.this.answered) {
                 QuotaReservation.this.settle(Dimension.saturatedAdd(inputTokens, outputTokens));
             }
         }

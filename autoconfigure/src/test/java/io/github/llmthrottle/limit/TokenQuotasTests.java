@@ -172,6 +172,34 @@ class TokenQuotasTests {
     }
 
     @Test
+    void anAnsweredAttemptCountsItsUsageOrItsEstimateWhateverFollows() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, null)));
+        // a stream that ends with an error event after its usage
+        QuotaReservation streamed = quotas.reserve("anthropic", "opus", null, 600);
+        Permit errorEvent = streamed.around(new RecordingPermit());
+        streamed.answered();
+        errorEvent.settle(100, 50);
+        errorEvent.release(Permit.Outcome.DROPPED);
+        assertThat(remaining(quotas)).isEqualTo(850);
+        // one that breaks before any usage came: billed at its estimate
+        QuotaReservation broken = quotas.reserve("anthropic", "opus", null, 300);
+        Permit noUsage = broken.around(new RecordingPermit());
+        broken.answered();
+        noUsage.release(Permit.Outcome.IGNORED);
+        assertThat(remaining(quotas)).isEqualTo(550);
+    }
+
+    @Test
+    void usageFarAboveTheEstimateCountsAsTheEstimateWithoutAnyPerMinuteLimit() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000_000L, 30_000_000L)));
+        quotas.reserve("anthropic", "opus", null, 1_000).settle(1_000_000_000_000L);
+        assertThat(remaining(quotas)).isEqualTo(999_000);
+        // more than estimated, but plausibly: counted
+        quotas.reserve("anthropic", "opus", null, 1_000).settle(5_000);
+        assertThat(remaining(quotas)).isEqualTo(994_000);
+    }
+
+    @Test
     void theStatesSayWhatIsLeftAndWhenItResets() {
         TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, 20_000L)));
         quotas.reserve("anthropic", "opus", null, 400);
