@@ -39,6 +39,16 @@ public interface QuotaStore {
     long used(String key);
 
     /**
+     * Forgets counters whose owner (a tenant named in requests) is no longer tracked, so
+     * that names that requests make up cannot grow memory without bound. Nothing they
+     * count is lost: a counter asked for again comes back with at least what it held. A
+     * store whose counters live elsewhere and expire there has nothing to do.
+     * @param counters the counters
+     */
+    default void forget(List<Counter> counters) {
+    }
+
+    /**
      * One counter of one quota and window.
      *
      * @param key its key, naming the quota and the window

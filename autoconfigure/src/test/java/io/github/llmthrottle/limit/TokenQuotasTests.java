@@ -258,6 +258,22 @@ class TokenQuotasTests {
     }
 
     @Test
+    void forgottenTenantsLeaveNoCountersBehindAndCannotResetTheirQuotaByCyclingNames() {
+        LocalQuotaStore store = new LocalQuotaStore(this.clock);
+        TokenQuotas quotas = new TokenQuotas(tenantQuota(new TokenQuota(1_000L, 30_000L), Map.of()), store, this.clock,
+                2);
+        quotas.reserve("anthropic", "opus", "acme", 900);
+        for (int i = 0; i < 500; i++) {
+            quotas.reserve("anthropic", "opus", "tenant-" + i, 10).settle(10);
+        }
+        assertThat(store.size()).isLessThanOrEqualTo(2 * 3);
+        assertThatExceptionOfType(TenantQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", "acme", 200));
+        assertThat(quotas.statesOfTenant("acme").get(0).used()).isGreaterThanOrEqualTo(900);
+        quotas.reserve("anthropic", "opus", "acme", 100);
+    }
+
+    @Test
     void withoutQuotasNothingIsCounted() {
         TokenQuotas quotas = TokenQuotas.none();
         assertThat(quotas.isEmpty()).isTrue();
