@@ -1,10 +1,10 @@
 package io.github.llmthrottle.limit;
 
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one attempt took from its long-window quotas ({@link TokenQuotas#reserve}): its
@@ -36,11 +36,10 @@ public final class QuotaReservation {
     static final long IMPLAUSIBLE_FLOOR = 100_000;
 
     /** The reservation of a call without any quota. */
-    static final QuotaReservation NONE = new QuotaReservation(null, List.of(), 0);
+    static final QuotaReservation NONE = new QuotaReservation(null, 0);
 
-    private final QuotaStore store;
-
-    private final List<QuotaStore.Counter> counters;
+    /** Where the corrections go, {@code null} without quotas. */
+    private final QuotaStore.@Nullable Correction correction;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -53,9 +52,8 @@ public final class QuotaReservation {
     /** Whether the provider answered with a 2xx: the attempt is billed. */
     private volatile boolean answered;
 
-    QuotaReservation(QuotaStore store, List<QuotaStore.Counter> counters, long reserved) {
-        this.store = store;
-        this.counters = List.copyOf(counters);
+    QuotaReservation(QuotaStore.@Nullable Correction correction, long reserved) {
+        this.correction = correction;
         this.reserved = reserved;
         this.counted = reserved;
     }
@@ -75,7 +73,8 @@ public final class QuotaReservation {
      * @param tokens the tokens used
      */
     public void settle(long tokens) {
-        if (this.counters.isEmpty()) {
+        QuotaStore.Correction correction = this.correction;
+        if (correction == null) {
             return;
         }
         long used = Math.max(0, tokens);
@@ -89,7 +88,7 @@ public final class QuotaReservation {
         try {
             long delta = used - this.counted;
             if (delta != 0) {
-                this.store.add(this.counters, delta);
+                correction.add(delta);
                 this.counted += delta;
             }
         }
@@ -115,7 +114,7 @@ public final class QuotaReservation {
      * @return a permit that settles both
      */
     public Permit around(Permit permit) {
-        return this.counters.isEmpty() ? permit : new QuotaPermit(permit);
+        return (this.correction == null) ? permit : new QuotaPermit(permit);
     }
 
     private final class QuotaPermit implements Permit {

@@ -149,13 +149,14 @@ public final class TokenQuotas {
         List<QuotaStore.Counter> counters = new ArrayList<>(quotas.size());
         quotas.forEach((quota) -> counters.add(quota.counter()));
         long amount = Math.max(0, tokens);
-        int exceeded;
+        QuotaStore.Take take;
         try {
-            exceeded = this.store.tryAdd(counters, amount);
+            take = this.store.take(counters, amount);
         }
         catch (BucketStoreUnavailableException ex) {
             throw new SharedStoreUnavailableException(client, model, ex.getRetryAfter(), ex);
         }
+        int exceeded = take.exceeded();
         if (exceeded >= 0) {
             refused(quotas.get(exceeded));
             throw exceeded(client, model, tenant, quotas.get(exceeded));
@@ -163,7 +164,7 @@ public final class TokenQuotas {
         if (!this.refusals.isEmpty()) {
             counters.forEach((counter) -> this.refusals.remove(counter.key()));
         }
-        return new QuotaReservation(this.store, counters, amount);
+        return new QuotaReservation(take.correction(), amount);
     }
 
     /**
