@@ -76,7 +76,8 @@ public class LlmThrottleProperties {
      * Most names that are not configured tracked at once: models named only in requests,
      * per client, and tenants, per model, for quotas and (with metrics.tenant-tag) per
      * client for meter series. Beyond it the least recently used idle one is forgotten (a
-     * model with its limiter and meters, a tenant with its buckets, quota counters and
+     * model with its limiter and meters, a tenant with its buckets once they are full
+     * again, so that cycling through names resets no limit, its quota counters and
      * series), so names that requests make up cannot grow memory, the endpoint's output
      * or the metrics without bound.
      */

@@ -7,6 +7,7 @@ import io.github.llmthrottle.limit.RedisQuotaStore;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,9 +28,10 @@ import org.springframework.web.client.RestClient;
  * Auto-configuration of the shared bucket store ({@code llm.throttle.store=redis}): a
  * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client
  * (the {@code spring.data.redis.*} settings), closed on shutdown, and a
- * {@link RedisQuotaStore} for the token quotas over days and months, likewise. Runs
- * before {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without
- * Lettuce or Boot's Lettuce connection, startup fails with a message naming
+ * {@link RedisQuotaStore} for the token quotas over days and months, on the same
+ * connection (on one of its own when the bucket store is the application's). Runs before
+ * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without Lettuce
+ * or Boot's Lettuce connection, startup fails with a message naming
  * {@code llm.throttle.store} and what to add.
  */
 @AutoConfiguration(before = LlmThrottleAutoConfiguration.class,
@@ -58,8 +60,14 @@ public final class LlmThrottleRedisAutoConfiguration {
         @ConditionalOnMissingBean(QuotaStore.class)
         @ConditionalOnBean(LettuceConnectionFactory.class)
         RedisQuotaStore llmThrottleQuotaStore(LlmThrottleRedisProperties properties,
-                LettuceConnectionFactory connectionFactory, TimeSource timeSource) {
+                LettuceConnectionFactory connectionFactory, TimeSource timeSource,
+                ObjectProvider<RedisBucketStore> bucketStore) {
             RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
+            RedisBucketStore buckets = bucketStore.getIfUnique();
+            if (buckets != null) {
+                // one connection, one outage, for both stores
+                return new RedisQuotaStore(buckets, redis.keyPrefix());
+            }
             return new RedisQuotaStore(connectionFactory.getNativeClient(), redis.keyPrefix(),
                     redis.onFailure() == RedisBucketStore.OnFailure.REJECT, redis.timeout(), redis.retryInterval(),
                     timeSource);

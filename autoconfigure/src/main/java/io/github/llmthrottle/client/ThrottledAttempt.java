@@ -79,6 +79,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private @Nullable Permit permit;
 
+    /** What the attempt took from its long-window quotas, once admitted. */
+    private @Nullable QuotaReservation quota;
+
     private long sentNanos;
 
     ThrottledAttempt(ThrottledCall<R> call, ThrottledModel target, @Nullable ProviderTarget redirect,
@@ -174,6 +177,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         boolean admitted = false;
         try {
             Permit permit = quota.around(this.target.limiter.acquire(request));
+            this.quota = quota;
             admitted = true;
             return permit;
         }
@@ -226,6 +230,10 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         this.call.observeResponse(requestId);
         if (status / 100 == 2) {
+            if (this.quota != null) {
+                // billed from here on, whatever follows (an error event, a broken body)
+                this.quota.answered();
+            }
             calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
             if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
                 return stream(response, status, headers, permit);

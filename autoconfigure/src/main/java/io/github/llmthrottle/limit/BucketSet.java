@@ -62,6 +62,19 @@ final class BucketSet {
         return this.buckets.get(dimension);
     }
 
+    /**
+     * Whether every bucket of this set holds all it can hold again: nothing of it is
+     * reserved or owed, so forgetting it loses nothing (an absent bucket starts full).
+     */
+    boolean isFull() {
+        for (TokenBucket bucket : this.buckets.values()) {
+            if (bucket.availableTokens() < bucket.burstCapacity()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether no dimension of this set is limited. */
     boolean isEmpty() {
         return this.buckets.isEmpty();

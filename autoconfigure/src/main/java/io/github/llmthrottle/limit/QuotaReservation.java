@@ -1,7 +1,10 @@
 package io.github.llmthrottle.limit;
 
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one attempt took from its long-window quotas ({@link TokenQuotas#reserve}): its
@@ -11,26 +14,57 @@ import java.util.concurrent.locks.ReentrantLock;
  * was settled with; an attempt the provider refused (its permit released as
  * {@link Permit.Outcome#DROPPED}: 429, 529, a timeout, an I/O error) counts nothing, nor
  * does one released without any settlement that did not succeed; a success the provider
- * reported no usage for keeps its estimate. Thread-safe.
+ * reported no usage for keeps its estimate. Once the provider has {@link #answered()} (a
+ * 2xx), the attempt is billed whatever follows: an error event in its stream, a body that
+ * breaks or a stream closed early keep what its usage said, or its estimate when no usage
+ * came.
+ *
+ * <p>
+ * Usage far above the estimate ({@value #IMPLAUSIBLE_FACTOR} times it, and more than
+ * {@value #IMPLAUSIBLE_FLOOR} tokens) is not believed: a proxy's garbage or a unit mix-up
+ * would otherwise use up a day's or a month's quota in one call, whatever the per-minute
+ * limits (a model may have none). It is counted as the estimate, and logged. Thread-safe.
  */
 public final class QuotaReservation {
 
+    private static final Log logger = LogFactory.getLog(QuotaReservation.class);
+
+    /** How many times its estimate a call's usage may be before it is not believed. */
+    static final long IMPLAUSIBLE_FACTOR = 10;
+
+    /** Usage up to this many tokens is believed whatever the estimate. */
+    static final long IMPLAUSIBLE_FLOOR = 100_000;
+
     /** The reservation of a call without any quota. */
-    static final QuotaReservation NONE = new QuotaReservation(null, List.of(), 0);
+    static final QuotaReservation NONE = new QuotaReservation(null, 0);
 
-    private final QuotaStore store;
-
-    private final List<QuotaStore.Counter> counters;
+    /** Where the corrections go, {@code null} without quotas. */
+    private final QuotaStore.@Nullable Correction correction;
 
     private final ReentrantLock lock = new ReentrantLock();
+
+    /** The estimate the attempt reserved. */
+    private final long reserved;
 
     /** What the counters hold for this attempt now. */
     private long counted;
 
-    QuotaReservation(QuotaStore store, List<QuotaStore.Counter> counters, long reserved) {
-        this.store = store;
-        this.counters = List.copyOf(counters);
+    /** Whether the provider answered with a 2xx: the attempt is billed. */
+    private volatile boolean answered;
+
+    QuotaReservation(QuotaStore.@Nullable Correction correction, long reserved) {
+        this.correction = correction;
+        this.reserved = reserved;
         this.counted = reserved;
+    }
+
+    /**
+     * Records that the provider answered the attempt with a 2xx: it is billed from now
+     * on, so it is never given back, only settled to its usage (its estimate stays when
+     * none comes).
+     */
+    public void answered() {
+        this.answered = true;
     }
 
     /**
@@ -39,14 +73,22 @@ public final class QuotaReservation {
      * @param tokens the tokens used
      */
     public void settle(long tokens) {
-        if (this.counters.isEmpty()) {
+        QuotaStore.Correction correction = this.correction;
+        if (correction == null) {
             return;
+        }
+        long used = Math.max(0, tokens);
+        if (used > Math.max(IMPLAUSIBLE_FLOOR, (this.reserved > Long.MAX_VALUE / IMPLAUSIBLE_FACTOR) ? Long.MAX_VALUE
+                : this.reserved * IMPLAUSIBLE_FACTOR)) {
+            logger.warn("The provider reported implausible usage of " + used + " tokens for a call estimated at "
+                    + this.reserved + "; counted against its quotas as " + this.reserved);
+            used = this.reserved;
         }
         this.lock.lock();
         try {
-            long delta = Math.max(0, tokens) - this.counted;
+            long delta = used - this.counted;
             if (delta != 0) {
-                this.store.add(this.counters, delta);
+                correction.add(delta);
                 this.counted += delta;
             }
         }
@@ -55,9 +97,14 @@ public final class QuotaReservation {
         }
     }
 
-    /** Gives back everything, for an attempt that never went out or was refused. */
+    /**
+     * Gives back everything, for an attempt that never went out or was refused; nothing
+     * once the provider has {@link #answered()}.
+     */
     public void cancel() {
-        settle(0);
+        if (!this.answered) {
+            settle(0);
+        }
     }
 
     /**
@@ -67,7 +114,7 @@ public final class QuotaReservation {
      * @return a permit that settles both
      */
     public Permit around(Permit permit) {
-        return this.counters.isEmpty() ? permit : new QuotaPermit(permit);
+        return (this.correction == null) ? permit : new QuotaPermit(permit);
     }
 
     private final class QuotaPermit implements Permit {
@@ -86,7 +133,7 @@ public final class QuotaReservation {
         public void settle(long inputTokens, long outputTokens) {
             this.delegate.settle(inputTokens, outputTokens);
             this.settled = true;
-            if (!this.refused) {
+            if (!this.refused || QuotaReservation.this.answered) {
                 QuotaReservation.this.settle(Dimension.saturatedAdd(inputTokens, outputTokens));
             }
         }

@@ -6,12 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.limit.RedisBucketScript.Operation;
@@ -154,30 +152,19 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         if (connection != null) {
             long now = nowMicros();
             CompletableFuture<Reply> command = run(connection, Operation.TAKE, now, modelBuckets, buckets, costs);
-            try {
-                Reply reply = command.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
-                this.redis.answered();
+            // a late command's, or that of a caller interrupted while waiting (which says
+            // nothing about Redis), is given back once it answers
+            RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
+                    (late) -> giveBackIfTaken(late, connection, buckets, costs, givenBack));
+            Reply reply = answer.reply();
+            if (reply != null) {
                 observe(buckets, reply, now);
                 if (reply.taken()) {
                     return new Take(new RedisSettlement(connection, buckets), 0, 0);
                 }
                 return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()));
             }
-            catch (TimeoutException ex) {
-                giveBackWhenTaken(command, connection, buckets, costs, givenBack);
-                this.redis.commandFailed(connection, ex);
-                cause = ex;
-            }
-            catch (ExecutionException ex) {
-                this.redis.commandFailed(connection, ex.getCause());
-                cause = ex.getCause();
-            }
-            catch (InterruptedException ex) {
-                // Says nothing about Redis: the command goes on, and what it took comes
-                // back.
-                giveBackWhenTaken(command, connection, buckets, costs, givenBack);
-                throw ex;
-            }
+            cause = answer.failure();
         }
         if (this.onFailure == OnFailure.REJECT) {
             throw new BucketStoreUnavailableException("Redis bucket store unavailable", this.redis.untilRetry(), cause);
@@ -191,6 +178,26 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      */
     public boolean isUnavailable() {
         return this.redis.isDown();
+    }
+
+    /** The store's connection, for a {@link RedisQuotaStore} to share. */
+    RedisConnector connector() {
+        return this.redis;
+    }
+
+    /** What the store does without Redis. */
+    OnFailure onFailure() {
+        return this.onFailure;
+    }
+
+    /** The time of the buckets and of the back-off. */
+    TimeSource timeSource() {
+        return this.timeSource;
+    }
+
+    /** The longest wait for one Redis command. */
+    Duration timeout() {
+        return this.timeout;
     }
 
     /** Closes the store's connection; the client stays open. */
@@ -289,18 +296,16 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         }
     }
 
-    /** Once a late or abandoned take answers, gives back what it took. */
-    private void giveBackWhenTaken(CompletableFuture<Reply> command, Connection connection, RedisBucket[] buckets,
-            long[] costs, Runnable givenBack) {
-        command.thenAccept((reply) -> {
-            if (reply.taken()) {
-                long[] giveBack = new long[costs.length];
-                for (int i = 0; i < costs.length; i++) {
-                    giveBack[i] = -costs[i];
-                }
-                send(connection, Operation.ADJUST, buckets, giveBack, givenBack);
+    /** Gives back what a late or abandoned take took. */
+    private void giveBackIfTaken(Reply reply, Connection connection, RedisBucket[] buckets, long[] costs,
+            Runnable givenBack) {
+        if (reply.taken()) {
+            long[] giveBack = new long[costs.length];
+            for (int i = 0; i < costs.length; i++) {
+                giveBack[i] = -costs[i];
             }
-        });
+            send(connection, Operation.ADJUST, buckets, giveBack, givenBack);
+        }
     }
 
     private static void observe(RedisBucket[] buckets, Reply reply, long atMicros) {

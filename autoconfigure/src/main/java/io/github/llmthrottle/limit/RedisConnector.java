@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
@@ -170,6 +171,42 @@ final class RedisConnector implements AutoCloseable {
     }
 
     /**
+     * Waits for the answer to a caller's command on {@code used}, for at most the
+     * timeout, and records how it went. A command that fails or answers too late fails
+     * only its own call (unless it makes an outage): the answer is then {@code null}, and
+     * {@code whenLate} runs with the reply if it comes after all, to give back what the
+     * command took.
+     * @param <T> the reply's type
+     * @param used the connection the command was sent on
+     * @param command the command
+     * @param whenLate what to do with a reply nobody waits for any more
+     * @return the reply, or why there is none
+     * @throws InterruptedException if the caller is interrupted; {@code whenLate} runs
+     * with the reply once it comes, and Redis is not blamed
+     */
+    <T> Answer<T> await(Connection used, CompletableFuture<T> command, Consumer<T> whenLate)
+            throws InterruptedException {
+        try {
+            T reply = command.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+            answered();
+            return new Answer<>(reply, null);
+        }
+        catch (TimeoutException ex) {
+            command.thenAccept(whenLate);
+            commandFailed(used, ex);
+            return new Answer<>(null, ex);
+        }
+        catch (ExecutionException ex) {
+            commandFailed(used, ex.getCause());
+            return new Answer<>(null, ex.getCause());
+        }
+        catch (InterruptedException ex) {
+            command.thenAccept(whenLate);
+            throw ex;
+        }
+    }
+
+    /**
      * Records that Redis did not answer: do without it for {@code retryInterval}.
      * @param cause what went wrong, if known
      */
@@ -297,6 +334,16 @@ final class RedisConnector implements AutoCloseable {
 
     private long now() {
         return this.timeSource.nanoTime();
+    }
+
+    /**
+     * The answer to one command a caller waited for.
+     *
+     * @param <T> the reply's type
+     * @param reply the reply, {@code null} if the command failed or answered too late
+     * @param failure why there is no reply
+     */
+    record Answer<T>(@Nullable T reply, @Nullable Throwable failure) {
     }
 
     /** The store's connection and its asynchronous commands. */

@@ -1,21 +1,23 @@
 package io.github.llmthrottle.limit;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.limit.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -25,52 +27,86 @@ import org.jspecify.annotations.Nullable;
  * per quota and window under {@code KEY_PREFIX:{quota}:...} (the hash tag keeps every
  * counter in one cluster slot, so that one script can take several), expiring a day after
  * its window has ended. A reservation checks and increments every counter of a call in
- * one Lua script, all or nothing; a settlement is an {@code INCRBY} of the difference on
- * each. Both are one round trip.
+ * one Lua script, all or nothing; a correction adds the difference to each. Both are one
+ * round trip, and each answer says what the counters hold.
  *
  * <p>
- * It has a connection of its own, opened on first use. When Redis cannot be reached (no
- * connection, a command failing or taking longer than the timeout) it does without Redis
- * for the retry interval: counting in a local store ({@code on-failure: local}, the
- * counts of the outage then only this instance's) or refusing reservations with
- * {@link BucketStoreUnavailableException} ({@code on-failure: reject}); settlements are
- * then dropped, they never fail a call.
+ * It follows the discipline of the {@link RedisBucketStore}, and shares its connection
+ * when built on one ({@link #RedisQuotaStore(RedisBucketStore, String)}):
+ * <ul>
+ * <li>Only the caller whose quota is reserved waits for Redis, on its own thread, for at
+ * most the timeout; corrections are sent without waiting, by a thread of the store's own,
+ * to where the reservation was taken (the same connection, or the local counters that
+ * stood in for Redis).</li>
+ * <li>What the counters hold ({@link #used}, read by the gauges, the health indicator and
+ * the endpoint) is what the last answer about them said (plus what was counted locally
+ * while Redis did not answer); a read of a counter whose last answer is older than a
+ * second asks Redis again in the background, without waiting.</li>
+ * <li>A command that fails or answers later than the timeout fails only its own call:
+ * counted in a local store of the same counters
+ * ({@link RedisBucketStore.OnFailure#LOCAL}, the counts then only this instance's) or
+ * refused with {@link BucketStoreUnavailableException}
+ * ({@link RedisBucketStore.OnFailure#REJECT}); what a late command, or that of a caller
+ * interrupted while waiting for it, took is given back when it answers (and expires with
+ * its counter if no answer ever comes). When Redis cannot be reached every call does
+ * without it for the retry interval, as {@link RedisConnector} describes.</li>
+ * </ul>
  */
 public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(RedisQuotaStore.class);
 
     /**
-     * Checks every counter, then adds to all or to none; 0 when added, else the index.
+     * Checks every counter, then adds to all or to none. Answers the index of the counter
+     * that would go over (0 when added), then what each counter holds.
      */
     private static final String TRY_ADD = """
             local n = #KEYS
             local tokens = tonumber(ARGV[1])
+            local used = {}
             for i = 1, n do
-              local used = tonumber(redis.call('GET', KEYS[i]) or '0')
-              if used + tokens > tonumber(ARGV[1 + i]) then
-                return i
+              used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
+            end
+            for i = 1, n do
+              if used[i] + tokens > tonumber(ARGV[1 + i]) then
+                local reply = {i}
+                for j = 1, n do
+                  reply[j + 1] = used[j]
+                end
+                return reply
               end
             end
+            local reply = {0}
             for i = 1, n do
-              redis.call('INCRBY', KEYS[i], tokens)
+              reply[i + 1] = redis.call('INCRBY', KEYS[i], tokens)
               redis.call('PEXPIREAT', KEYS[i], ARGV[1 + n + i])
             end
-            return 0
+            return reply
             """;
 
+    /** Adds to every counter; answers 0, then what each counter holds. */
     private static final String ADD = """
+            local reply = {0}
             for i = 1, #KEYS do
-              redis.call('INCRBY', KEYS[i], ARGV[1])
+              reply[i + 1] = redis.call('INCRBY', KEYS[i], ARGV[1])
               redis.call('PEXPIREAT', KEYS[i], ARGV[1 + i])
             end
-            return 0
+            return reply
+            """;
+
+    /** Answers 0, then what the counter holds. */
+    private static final String GET = """
+            return {0, tonumber(redis.call('GET', KEYS[1]) or '0')}
             """;
 
     /** How long a counter outlives its window, so that the endpoint still sees it. */
     private static final Duration KEEP_AFTER_WINDOW = Duration.ofDays(1);
 
-    private final AbstractRedisClient client;
+    /** How old the last answer about a counter may be before a read asks again. */
+    private static final long REFRESH_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /** Most counters whose last answer is remembered; beyond, reads do not ask Redis. */
+    static final int MAX_SEEN = 10_000;
 
     private final String keyPrefix;
 
@@ -78,65 +114,129 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
 
     private final Duration timeout;
 
-    private final long retryIntervalNanos;
-
     private final TimeSource timeSource;
 
     private final LocalQuotaStore local;
 
-    private final ReentrantLock connectLock = new ReentrantLock();
+    private final RedisConnector redis;
 
-    private volatile @Nullable StatefulConnection<String, String> connection;
+    /** Whether the connection is this store's own, to close with it. */
+    private final boolean ownsConnection;
 
-    /** Whether Redis failed, and until when it is done without. */
-    private volatile boolean down;
+    /** Sends what nobody waits for, in order. */
+    private final ExecutorService sender;
 
-    private volatile long downUntil;
+    /** The last answer about each counter, by key. */
+    private final Map<String, Seen> seen = new ConcurrentHashMap<>();
 
-    private volatile boolean closed;
+    /** Counters being read again in the background. */
+    private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
 
     /**
-     * Creates a store on its own connection from {@code client}.
-     * @param client a Lettuce {@link RedisClient} or {@link RedisClusterClient}
+     * Creates a store on a connection of its own from {@code client}, and starts
+     * connecting (waiting for the connection for at most the client's connect timeout).
+     * @param client a Lettuce {@link RedisClient} or {@link RedisClusterClient}; it stays
+     * the caller's
      * @param keyPrefix prefix of every key ({@code llm.throttle.redis.key-prefix})
      * @param rejectOnFailure whether to refuse reservations while Redis cannot be reached
      * rather than count locally
      * @param timeout longest wait for one command
      * @param retryInterval how long to do without Redis after a failure
-     * @param timeSource the wall clock of the local counters, the monotonic clock of the
-     * back-off
+     * @param timeSource the wall clock of the counters' windows, the monotonic clock of
+     * the back-off
      */
     public RedisQuotaStore(AbstractRedisClient client, String keyPrefix, boolean rejectOnFailure, Duration timeout,
             Duration retryInterval, TimeSource timeSource) {
-        if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
-            throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
-        }
-        this.client = client;
+        this(keyPrefix, rejectOnFailure, timeout, timeSource,
+                new RedisConnector(checked(client), checkedTimeout(timeout), retryInterval,
+                        rejectOnFailure ? "rejecting calls" : "counting quotas in this instance", timeSource),
+                true);
+    }
+
+    /**
+     * Creates a store on the connection of a bucket store, with its timeout, back-off and
+     * behaviour without Redis: one connection, one outage, for both.
+     * @param buckets the bucket store whose connection to share; it closes the connection
+     * @param keyPrefix prefix of every key ({@code llm.throttle.redis.key-prefix})
+     */
+    public RedisQuotaStore(RedisBucketStore buckets, String keyPrefix) {
+        this(keyPrefix, buckets.onFailure() == RedisBucketStore.OnFailure.REJECT, buckets.timeout(),
+                buckets.timeSource(), buckets.connector(), false);
+    }
+
+    private RedisQuotaStore(String keyPrefix, boolean rejectOnFailure, Duration timeout, TimeSource timeSource,
+            RedisConnector redis, boolean ownsConnection) {
         this.keyPrefix = keyPrefix;
         this.rejectOnFailure = rejectOnFailure;
         this.timeout = timeout;
-        this.retryIntervalNanos = retryInterval.toNanos();
         this.timeSource = timeSource;
         this.local = new LocalQuotaStore(timeSource.clock());
+        this.redis = redis;
+        this.ownsConnection = ownsConnection;
+        this.sender = Executors.newSingleThreadExecutor((runnable) -> {
+            Thread thread = new Thread(runnable, "llm-throttle-redis-quota-send");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    private static AbstractRedisClient checked(AbstractRedisClient client) {
+        if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
+            throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
+        }
+        return client;
+    }
+
+    private static Duration checkedTimeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        return timeout;
+    }
+
+    @Override
+    public Take take(List<Counter> counters, long tokens) {
+        if (Thread.currentThread().isInterrupted()) {
+            // The call ends with the interruption at its admission, which follows:
+            // nothing is counted for it.
+            return new Take(-1, Correction.NONE);
+        }
+        Connection connection = this.redis.available();
+        Throwable cause = null;
+        if (connection != null) {
+            CompletableFuture<List<Object>> command = run(connection, TRY_ADD, counters,
+                    tryAddArguments(counters, tokens));
+            RedisConnector.Answer<List<Object>> answer;
+            try {
+                // a late command's, or that of a caller interrupted while waiting (which
+                // says nothing about Redis), is given back once it answers
+                answer = this.redis.await(connection, command,
+                        (late) -> giveBackIfTaken(late, connection, counters, tokens));
+            }
+            catch (InterruptedException ex) {
+                // The call ends with the interruption, as above.
+                Thread.currentThread().interrupt();
+                return new Take(-1, Correction.NONE);
+            }
+            List<Object> reply = answer.reply();
+            if (reply != null) {
+                observe(counters, reply);
+                int exceeded = (int) number(reply.get(0)) - 1;
+                return (exceeded >= 0) ? Take.refused(exceeded)
+                        : new Take(-1, (delta) -> send(connection, counters, delta));
+            }
+            cause = answer.failure();
+        }
+        if (this.rejectOnFailure) {
+            throw new BucketStoreUnavailableException("Redis quota store unavailable", this.redis.untilRetry(), cause);
+        }
+        int exceeded = this.local.tryAdd(counters, tokens);
+        return (exceeded >= 0) ? Take.refused(exceeded) : new Take(-1, (delta) -> this.local.add(counters, delta));
     }
 
     @Override
     public int tryAdd(List<Counter> counters, long tokens) {
-        StatefulConnection<String, String> redis = available();
-        if (redis != null) {
-            try {
-                Long result = eval(redis, TRY_ADD, keys(counters), tryAddArguments(counters, tokens));
-                return (result == null || result == 0) ? -1 : (int) (result - 1);
-            }
-            catch (RuntimeException ex) {
-                failed(ex);
-            }
-        }
-        if (this.rejectOnFailure) {
-            throw new BucketStoreUnavailableException("Redis quota store unavailable",
-                    Duration.ofNanos(this.retryIntervalNanos), null);
-        }
-        return this.local.tryAdd(counters, tokens);
+        return take(counters, tokens).exceeded();
     }
 
     @Override
@@ -144,43 +244,160 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
         if (tokens == 0 || counters.isEmpty()) {
             return;
         }
-        StatefulConnection<String, String> redis = available();
-        if (redis != null) {
-            try {
-                List<String> arguments = new ArrayList<>();
-                arguments.add(Long.toString(tokens));
-                counters.forEach((counter) -> arguments.add(expiry(counter)));
-                eval(redis, ADD, keys(counters), arguments);
-                return;
-            }
-            catch (RuntimeException ex) {
-                failed(ex);
-            }
+        Connection connection = this.redis.current();
+        if (connection != null) {
+            send(connection, counters, tokens);
         }
-        if (!this.rejectOnFailure) {
+        else if (!this.rejectOnFailure) {
             this.local.add(counters, tokens);
         }
     }
 
+    /**
+     * What a counter holds as of the last answer about it, plus what was counted in this
+     * instance while Redis did not answer; never waits for Redis.
+     */
     @Override
     public long used(String key) {
-        StatefulConnection<String, String> redis = available();
-        if (redis != null) {
-            try {
-                String value = get(redis, redisKey(key));
-                return (value != null) ? Long.parseLong(value) : 0;
-            }
-            catch (RuntimeException ex) {
-                failed(ex);
-            }
+        Seen seen = this.seen.get(key);
+        long now = this.timeSource.nanoTime();
+        if (seen == null || now - seen.atNanos() > REFRESH_AFTER_NANOS) {
+            refresh(key);
         }
-        return this.local.used(key);
+        long shared = (seen != null) ? seen.used() : 0;
+        return Dimension.saturatedAdd(shared, this.local.used(key));
     }
 
-    private List<String> keys(List<Counter> counters) {
-        List<String> keys = new ArrayList<>(counters.size());
-        counters.forEach((counter) -> keys.add(redisKey(counter.key())));
-        return keys;
+    @Override
+    public void forget(List<Counter> counters) {
+        counters.forEach((counter) -> this.seen.remove(counter.key()));
+        this.local.forget(counters);
+    }
+
+    /**
+     * Whether the store is doing without Redis now (until Redis answers again).
+     * @return whether an outage is going on
+     */
+    public boolean isUnavailable() {
+        return this.redis.isDown();
+    }
+
+    /** Stops sending; closes the connection if it is this store's own. */
+    @Override
+    public void close() {
+        this.sender.shutdown();
+        if (this.ownsConnection) {
+            this.redis.close();
+        }
+    }
+
+    /**
+     * Waits until every correction sent so far has been answered (Redis answers the
+     * commands of one connection in order): for tests.
+     */
+    void awaitSent() throws Exception {
+        Connection connection = this.redis.current();
+        if (connection != null) {
+            CompletableFuture<CompletableFuture<List<Object>>> sent = new CompletableFuture<>();
+            execute(() -> sent.complete(run(connection, "return {0}", List.of(), List.of())), null);
+            sent.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS).get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Asks Redis what a counter holds, in the background, if it answers now. */
+    private void refresh(String key) {
+        if (this.seen.size() >= MAX_SEEN && !this.seen.containsKey(key)) {
+            dropExpired();
+            if (this.seen.size() >= MAX_SEEN) {
+                return;
+            }
+        }
+        Connection connection = this.redis.current();
+        if (connection == null || !this.refreshing.add(key)) {
+            return;
+        }
+        Counter counter = new Counter(key, Long.MAX_VALUE,
+                this.timeSource.instant().plus(KEEP_AFTER_WINDOW).plus(KEEP_AFTER_WINDOW));
+        execute(() -> run(connection, GET, List.of(counter), List.of())
+            .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+            .whenComplete((reply, failure) -> {
+                this.refreshing.remove(key);
+                answered(connection, List.of(counter), reply, failure);
+            }), () -> this.refreshing.remove(key));
+    }
+
+    /** Sends a correction nobody waits for, on the connection of its reservation. */
+    private void send(Connection connection, List<Counter> counters, long tokens) {
+        if (tokens == 0) {
+            return;
+        }
+        List<String> arguments = new ArrayList<>(1 + counters.size());
+        arguments.add(Long.toString(tokens));
+        counters.forEach((counter) -> arguments.add(expiry(counter)));
+        execute(() -> {
+            if (!connection.connection().isOpen()) {
+                logger.debug("Redis connection lost: a correction of the shared quotas was dropped");
+                return;
+            }
+            run(connection, ADD, counters, arguments).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((reply, failure) -> answered(connection, counters, reply, failure));
+        }, null);
+    }
+
+    private void answered(Connection connection, List<Counter> counters, @Nullable List<Object> reply,
+            @Nullable Throwable failure) {
+        if (failure != null || reply == null) {
+            this.redis.commandFailed(connection, (failure != null) ? failure : new IllegalStateException("No reply"));
+            return;
+        }
+        this.redis.answered();
+        observe(counters, reply);
+    }
+
+    /** Gives back what a late or abandoned reservation took. */
+    private void giveBackIfTaken(List<Object> reply, Connection connection, List<Counter> counters, long tokens) {
+        if (number(reply.get(0)) == 0) {
+            send(connection, counters, -tokens);
+        }
+    }
+
+    private void execute(Runnable task, @Nullable Runnable rejected) {
+        try {
+            this.sender.execute(task);
+        }
+        catch (RejectedExecutionException ex) {
+            // closed
+            if (rejected != null) {
+                rejected.run();
+            }
+        }
+    }
+
+    private void observe(List<Counter> counters, List<Object> reply) {
+        long now = this.timeSource.nanoTime();
+        for (int i = 0; i < counters.size() && i + 1 < reply.size(); i++) {
+            Counter counter = counters.get(i);
+            this.seen.put(counter.key(), new Seen(number(reply.get(i + 1)), counter.expiresAt().toEpochMilli(), now));
+        }
+        if (this.seen.size() > MAX_SEEN) {
+            dropExpired();
+        }
+    }
+
+    private void dropExpired() {
+        long now = this.timeSource.instant().toEpochMilli();
+        this.seen.values().removeIf((seen) -> seen.expiresAt() <= now);
+    }
+
+    private CompletableFuture<List<Object>> run(Connection connection, String script, List<Counter> counters,
+            List<String> arguments) {
+        String[] keys = new String[counters.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = redisKey(counters.get(i).key());
+        }
+        return connection.commands()
+            .<List<Object>>eval(script, ScriptOutputType.MULTI, keys, arguments.toArray(String[]::new))
+            .toCompletableFuture();
     }
 
     private String redisKey(String key) {
@@ -199,87 +416,24 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
         return Long.toString(counter.expiresAt().plus(KEEP_AFTER_WINDOW).toEpochMilli());
     }
 
-    @SuppressWarnings("unchecked")
-    private @Nullable Long eval(StatefulConnection<String, String> redis, String script, List<String> keys,
-            List<String> arguments) {
-        String[] keyArray = keys.toArray(String[]::new);
-        String[] argumentArray = arguments.toArray(String[]::new);
-        Object result = (redis instanceof StatefulRedisConnection<?, ?> standalone)
-                ? ((StatefulRedisConnection<String, String>) standalone).sync()
-                    .eval(script, ScriptOutputType.INTEGER, keyArray, argumentArray)
-                : ((StatefulRedisClusterConnection<String, String>) redis).sync()
-                    .eval(script, ScriptOutputType.INTEGER, keyArray, argumentArray);
-        return (Long) result;
-    }
-
-    @SuppressWarnings("unchecked")
-    private @Nullable String get(StatefulConnection<String, String> redis, String key) {
-        return (redis instanceof StatefulRedisConnection<?, ?> standalone)
-                ? ((StatefulRedisConnection<String, String>) standalone).sync().get(key)
-                : ((StatefulRedisClusterConnection<String, String>) redis).sync().get(key);
-    }
-
-    /** The connection, opened if need be, or {@code null} while doing without Redis. */
-    private @Nullable StatefulConnection<String, String> available() {
-        if (this.closed) {
-            return null;
-        }
-        if (this.down) {
-            if (this.timeSource.nanoTime() - this.downUntil < 0) {
-                return null;
-            }
-            // the retry interval is over: try Redis again
-            this.down = false;
-        }
-        StatefulConnection<String, String> current = this.connection;
-        if (current != null && current.isOpen()) {
-            return current;
-        }
-        this.connectLock.lock();
-        try {
-            current = this.connection;
-            if (current == null || !current.isOpen()) {
-                if (current != null) {
-                    current.close();
-                }
-                current = (this.client instanceof RedisClient standalone) ? standalone.connect(StringCodec.UTF8)
-                        : ((RedisClusterClient) this.client).connect(StringCodec.UTF8);
-                current.setTimeout(this.timeout);
-                this.connection = current;
-            }
-            return current;
-        }
-        catch (RuntimeException ex) {
-            failed(ex);
-            return null;
-        }
-        finally {
-            this.connectLock.unlock();
-        }
-    }
-
-    private void failed(RuntimeException ex) {
-        if (Thread.currentThread().isInterrupted()) {
-            // an interrupted caller says nothing about Redis
-            return;
-        }
-        boolean wasUp = !this.down;
-        this.downUntil = this.timeSource.nanoTime() + this.retryIntervalNanos;
-        this.down = true;
-        if (wasUp) {
-            logger.warn("Redis quota store unavailable, "
-                    + (this.rejectOnFailure ? "refusing calls with a quota" : "counting quotas in this instance")
-                    + " for " + TimeUnit.NANOSECONDS.toMillis(this.retryIntervalNanos) + " ms: " + ex);
-        }
+    private static long number(@Nullable Object value) {
+        return (value instanceof Number number) ? number.longValue() : 0;
     }
 
     @Override
-    public void close() {
-        this.closed = true;
-        StatefulConnection<String, String> current = this.connection;
-        if (current != null) {
-            current.close();
-        }
+    public String toString() {
+        return "RedisQuotaStore[keyPrefix=" + this.keyPrefix + ", onFailure="
+                + (this.rejectOnFailure ? "reject" : "local") + "]";
+    }
+
+    /**
+     * What Redis last said a counter holds.
+     *
+     * @param used the count
+     * @param expiresAt when the counter may be forgotten, in epoch millis
+     * @param atNanos when the answer came, on the monotonic clock
+     */
+    private record Seen(long used, long expiresAt, long atNanos) {
     }
 
 }

@@ -13,8 +13,12 @@ import org.jspecify.annotations.Nullable;
  * per tenant with the limits {@link TenantLimits} give it, created on the tenant's first
  * call (a tenant without limits gets an empty set, which limits nothing). They apply on
  * top of the model's own buckets, under keys of their own:
- * {@code client:model:tenant:name}. At most a bounded number of tenants are tracked at
- * once, the least recently used forgotten beyond it.
+ * {@code client:model:tenant:name}. A bounded number of tenants are tracked at once:
+ * beyond it the least recently used are forgotten, but only once their buckets are full
+ * again (nothing taken that has not refilled, nothing owed), so that a tenant cannot
+ * reset its limits by cycling through more tenant names than the bound. Buckets refill
+ * within about a minute, so the tenants kept beyond the bound are those that took tokens
+ * in the last minute or so, which the model's own admissions bound.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
@@ -79,14 +83,14 @@ final class TenantBuckets {
 
     /**
      * Forgets the least recently used tenants beyond {@link #maxTracked} that have no
-     * call waiting; a forgotten tenant starts afresh on its next call (with a shared
-     * store, its buckets are still where they live until they expire).
+     * call waiting and whose buckets are full again; a forgotten tenant starts with full
+     * buckets on its next call, as it would have had them anyway.
      */
     private void forgetIdle(String keep) {
         Iterator<Map.Entry<String, BucketSet>> eldest = this.buckets.entrySet().iterator();
         while (this.buckets.size() > this.maxTracked && eldest.hasNext()) {
             Map.Entry<String, BucketSet> entry = eldest.next();
-            if (!entry.getKey().equals(keep) && !this.inUse.test(entry.getKey())) {
+            if (!entry.getKey().equals(keep) && !this.inUse.test(entry.getKey()) && entry.getValue().isFull()) {
                 entry.getValue().forget();
                 eldest.remove();
             }

@@ -34,6 +34,12 @@ import org.jspecify.annotations.Nullable;
  * A quota is exhausted when nothing is left of it, or when it refused the last call that
  * asked it for tokens in its window (a call's estimate may not fit in what is left):
  * {@link QuotaState#exhausted()}, which the health indicator reports.
+ *
+ * <p>
+ * At most {@code llm.throttle.max-tracked-names} tenants named only in requests are
+ * tracked; the least recently used beyond are forgotten, their counters with them
+ * ({@link QuotaStore#forget}), but not what those counted: a forgotten tenant's next call
+ * finds at least what it had used.
  */
 public final class TokenQuotas {
 
@@ -132,23 +138,25 @@ public final class TokenQuotas {
         if (this.empty) {
             return QuotaReservation.NONE;
         }
-        List<Quota> quotas = quotas(client, model, tenant, this.clock.instant());
+        Instant now = this.clock.instant();
+        List<Quota> quotas = quotas(client, model, tenant, now);
         if (quotas.isEmpty()) {
             return QuotaReservation.NONE;
         }
         if (tenant != null && !this.settings.tenant(tenant).isEmpty()) {
-            track(tenant);
+            track(tenant, now);
         }
         List<QuotaStore.Counter> counters = new ArrayList<>(quotas.size());
         quotas.forEach((quota) -> counters.add(quota.counter()));
         long amount = Math.max(0, tokens);
-        int exceeded;
+        QuotaStore.Take take;
         try {
-            exceeded = this.store.tryAdd(counters, amount);
+            take = this.store.take(counters, amount);
         }
         catch (BucketStoreUnavailableException ex) {
             throw new SharedStoreUnavailableException(client, model, ex.getRetryAfter(), ex);
         }
+        int exceeded = take.exceeded();
         if (exceeded >= 0) {
             refused(quotas.get(exceeded));
             throw exceeded(client, model, tenant, quotas.get(exceeded));
@@ -156,7 +164,7 @@ public final class TokenQuotas {
         if (!this.refusals.isEmpty()) {
             counters.forEach((counter) -> this.refusals.remove(counter.key()));
         }
-        return new QuotaReservation(this.store, counters, amount);
+        return new QuotaReservation(take.correction(), amount);
     }
 
     /**
@@ -328,18 +336,26 @@ public final class TokenQuotas {
         return new TokenQuotaExceededException(client, model, tenant, owner, resets, untilReset);
     }
 
-    private void track(String tenant) {
+    private void track(String tenant, Instant now) {
+        String forgotten = null;
         this.tenantsLock.lock();
         try {
             if (this.tenants.put(tenant, Boolean.TRUE) == null) {
                 this.tenantsVersion++;
             }
             if (this.tenants.size() > this.maxTrackedTenants) {
-                this.tenants.remove(this.tenants.keySet().iterator().next());
+                forgotten = this.tenants.keySet().iterator().next();
+                this.tenants.remove(forgotten);
             }
         }
         finally {
             this.tenantsLock.unlock();
+        }
+        if (forgotten != null && !this.settings.tenantOverrides().containsKey(forgotten)) {
+            // its counters may go: the store keeps what they count in a compact record
+            List<Quota> quotas = new ArrayList<>(2);
+            collect(quotas, "tenant", null, null, forgotten, this.settings.tenant(forgotten), now);
+            this.store.forget(quotas.stream().map(Quota::counter).toList());
         }
     }
 

@@ -1,5 +1,7 @@
 package io.github.llmthrottle.client;
 
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +10,7 @@ import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.TokenQuotaExceededException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
 import io.github.llmthrottle.test.ModelLimits;
@@ -102,6 +105,28 @@ class TokenQuotaClientTests {
             this.clock.advance(Duration.ofHours(1));
             call(client, "acme");
         });
+    }
+
+    @Test
+    void aStreamThatEndsWithAnErrorEventCountsAgainstTheQuota() {
+        simulator.simulator().script(MODEL, Fault.streamError(2));
+        runner().withPropertyValues("llm.throttle.clients.anthropic.models." + MODEL + ".tokens-per-day=100000")
+            .run((context) -> {
+                RestClient client = context.getBean("anthropicRestClient", RestClient.class);
+                String events = client.post()
+                    .uri("/v1/messages")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("model", MODEL, "max_tokens", 20, "stream", true, "messages",
+                            List.of(Map.of("role", "user", "content", "Count to three, please."))))
+                    .exchange((request, response) -> {
+                        try (InputStream in = response.getBody()) {
+                            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                        }
+                    });
+                assertThat(events).contains("event: error");
+                TokenQuotas quotas = context.getBean(TokenQuotas.class);
+                assertThat(quotas.states(Map.of("anthropic", List.of(MODEL))).get(0).used()).isPositive();
+            });
     }
 
     private static void call(RestClient client, String tenant) {

@@ -136,6 +136,7 @@ class TokenQuotasTests {
         assertThatExceptionOfType(TokenQuotaExceededException.class)
             .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 200));
         reservation.settle(300);
+        corrected();
         quotas.reserve("anthropic", "opus", null, 700);
         assertThat(remaining(quotas)).isZero();
     }
@@ -169,6 +170,34 @@ class TokenQuotasTests {
         Permit noUsage = quotas.reserve("anthropic", "opus", null, 600).around(new RecordingPermit());
         noUsage.release(Permit.Outcome.SUCCESS);
         assertThat(remaining(quotas)).isEqualTo(250);
+    }
+
+    @Test
+    void anAnsweredAttemptCountsItsUsageOrItsEstimateWhateverFollows() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000L, null)));
+        // a stream that ends with an error event after its usage
+        QuotaReservation streamed = quotas.reserve("anthropic", "opus", null, 600);
+        Permit errorEvent = streamed.around(new RecordingPermit());
+        streamed.answered();
+        errorEvent.settle(100, 50);
+        errorEvent.release(Permit.Outcome.DROPPED);
+        assertThat(remaining(quotas)).isEqualTo(850);
+        // one that breaks before any usage came: billed at its estimate
+        QuotaReservation broken = quotas.reserve("anthropic", "opus", null, 300);
+        Permit noUsage = broken.around(new RecordingPermit());
+        broken.answered();
+        noUsage.release(Permit.Outcome.IGNORED);
+        assertThat(remaining(quotas)).isEqualTo(550);
+    }
+
+    @Test
+    void usageFarAboveTheEstimateCountsAsTheEstimateWithoutAnyPerMinuteLimit() {
+        TokenQuotas quotas = quotas(modelQuota(new TokenQuota(1_000_000L, 30_000_000L)));
+        quotas.reserve("anthropic", "opus", null, 1_000).settle(1_000_000_000_000L);
+        assertThat(remaining(quotas)).isEqualTo(999_000);
+        // more than estimated, but plausibly: counted
+        quotas.reserve("anthropic", "opus", null, 1_000).settle(5_000);
+        assertThat(remaining(quotas)).isEqualTo(994_000);
     }
 
     @Test
@@ -230,10 +259,30 @@ class TokenQuotasTests {
     }
 
     @Test
+    void forgottenTenantsLeaveNoCountersBehindAndCannotResetTheirQuotaByCyclingNames() {
+        LocalQuotaStore store = new LocalQuotaStore(this.clock);
+        TokenQuotas quotas = new TokenQuotas(tenantQuota(new TokenQuota(1_000L, 30_000L), Map.of()), store, this.clock,
+                2);
+        quotas.reserve("anthropic", "opus", "acme", 900);
+        for (int i = 0; i < 500; i++) {
+            quotas.reserve("anthropic", "opus", "tenant-" + i, 10).settle(10);
+        }
+        assertThat(store.size()).isLessThanOrEqualTo(2 * 3);
+        assertThatExceptionOfType(TenantQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", "acme", 200));
+        assertThat(quotas.statesOfTenant("acme").get(0).used()).isGreaterThanOrEqualTo(900);
+        quotas.reserve("anthropic", "opus", "acme", 100);
+    }
+
+    @Test
     void withoutQuotasNothingIsCounted() {
         TokenQuotas quotas = TokenQuotas.none();
         assertThat(quotas.isEmpty()).isTrue();
         quotas.reserve("anthropic", "opus", "acme", Long.MAX_VALUE / 2).settle(1);
+    }
+
+    /** Waits until the corrections made so far have reached the store. */
+    void corrected() {
     }
 
     long remaining(TokenQuotas quotas) {
