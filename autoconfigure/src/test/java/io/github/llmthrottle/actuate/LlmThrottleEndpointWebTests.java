@@ -4,6 +4,7 @@ import java.net.http.HttpResponse;
 import java.util.List;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.test.Fault;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -105,7 +106,7 @@ class LlmThrottleEndpointWebTests {
             // a model without max-concurrency has an adaptive limit too
             assertThat(
                     root.path("clients").path("anthropic").path("models").path(SONNET).path("concurrencyLimit").asInt())
-                .isEqualTo(20);
+                .isEqualTo(ConcurrencyLimits.DEFAULT_INITIAL);
         }
     }
 

@@ -12,6 +12,7 @@ import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
@@ -58,7 +59,8 @@ class ThrottleMetricsTests {
             .value()).isEqualTo(60);
         assertThat(this.registry.get("llm.concurrency.limit").tags("model", "opus").gauge().value()).isEqualTo(4);
         // without max-concurrency the adaptive limit starts at its default initial value
-        assertThat(this.registry.get("llm.concurrency.limit").tags("model", "sonnet").gauge().value()).isEqualTo(20);
+        assertThat(this.registry.get("llm.concurrency.limit").tags("model", "sonnet").gauge().value())
+            .isEqualTo(ConcurrencyLimits.DEFAULT_INITIAL);
         assertThat(this.registry.get("llm.rejections").tags("model", "opus").counters())
             .hasSize(RejectionReason.values().length);
         assertThat(this.registry.get("llm.fallbacks").tags("from", "opus", "to", "sonnet").counter().count()).isZero();
