@@ -16,10 +16,10 @@ import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.retry.Cancellation;
 import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.ResponseBodyReadException;
-import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
@@ -142,10 +142,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         catch (IOException ex) {
             notWrittenToCache();
             permit.settle(this.call.admission.inputTokens(), 0);
-            if (ResponseClassifier.isCancellation(ex)) {
+            if (Cancellation.isCancellation(ex)) {
                 // the caller gave up: not the provider's failure, nor a capacity
-                // signal; the
-                // circuit's permission is released without an outcome
+                // signal; the circuit's permission is released without an outcome
                 permit.release(Permit.Outcome.IGNORED);
                 observeOutcome("cancelled", 0);
                 throw ex;
@@ -244,7 +243,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                 body = readBody(in, headers.contentLength());
             }
             catch (IOException ex) {
-                if (ResponseClassifier.isCancellation(ex)) {
+                if (Cancellation.isCancellation(ex)) {
                     throw ex;
                 }
                 throw new ResponseBodyReadException(

@@ -11,7 +11,6 @@ import java.util.TreeMap;
 
 import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.http.client.HttpRequest;
-import dev.langchain4j.http.client.SuccessfulHttpResponse;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.provider.Headers;
 
@@ -35,17 +34,6 @@ final class LangChain4jResponses {
             List<String> values = headers.get(name);
             return (values != null) ? values : List.of();
         };
-    }
-
-    /**
-     * A successful response of the SPI's blocking {@code execute} as the pipeline sees
-     * it.
-     * @param response the response
-     * @return the response, its body in memory
-     */
-    static LangChain4jResponse fromSuccess(SuccessfulHttpResponse response) {
-        byte[] body = response.bodyBytes();
-        return new BufferedResponse(response.statusCode(), response.headers(), (body != null) ? body : new byte[0]);
     }
 
     /**

@@ -40,7 +40,10 @@ import io.github.llmthrottle.provider.EndpointClass;
  * goes through that client's call pipeline ({@link ThrottledClient#exchange}): admission,
  * calibration, 429 pause, circuit, retries per {@code llm.throttle.retry}, settlement
  * from the JSON body or the stream's events, totals, health and metrics; a request that
- * is not one ({@link EndpointClass#PASS_THROUGH}) goes to the delegate as it is.
+ * is not one ({@link EndpointClass#PASS_THROUGH}) goes to the delegate as it is. A model
+ * call, blocking or not, is sent through the SPI's streaming {@code execute}, so that the
+ * pipeline reads its body as every adapter's: a successful response whose body breaks
+ * while read is not retried, since it was billed.
  * <p>
  * A model served by several deployments
  * ({@code llm.throttle.clients.NAME.models.MODEL.deployments}) is routed here as through
@@ -197,8 +200,10 @@ public final class LangChain4jThrottling {
             if (passesThrough(request)) {
                 return this.delegate.execute(request);
             }
+            // the body is read by the pipeline, as every adapter's: a successful response
+            // whose body breaks while read is not retried (it was billed)
             ThrottledResponse<LangChain4jResponse> response = exchange(request, false,
-                    new BlockingExchange(this.delegate, request, this.attemptHeaders));
+                    new HandedOffExchange(this.delegate, request, this.attemptHeaders));
             try (response) {
                 byte[] body = response.body().readAllBytes();
                 if (!isSuccessful(response.status())) {
@@ -246,7 +251,7 @@ public final class LangChain4jThrottling {
         private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
             ThrottledResponse<LangChain4jResponse> response;
             try {
-                response = exchange(request, true, new StreamingExchange(this.delegate, request, this.attemptHeaders));
+                response = exchange(request, true, new HandedOffExchange(this.delegate, request, this.attemptHeaders));
             }
             catch (RuntimeException ex) {
                 tell(() -> listener.onError(ex));
@@ -310,45 +315,13 @@ public final class LangChain4jThrottling {
     }
 
     /**
-     * One blocking attempt through the delegate: as the request says, or to a deployment
-     * of its model.
+     * One attempt through the delegate, as the request says or to a deployment of its
+     * model, through the SPI's streaming {@code execute} whatever the request: its body
+     * is handed over live, for the pipeline to read (a blocking call's JSON as a stream's
+     * events), where the blocking {@code execute} would read it below the pipeline, out
+     * of sight of the status it came with.
      */
-    private record BlockingExchange(HttpClient delegate, HttpRequest request,
-            Supplier<AttemptHeaders> attemptHeaders) implements ProviderExchange<LangChain4jResponse> {
-
-        @Override
-        public LangChain4jResponse execute() throws IOException {
-            return send(this.request);
-        }
-
-        @Override
-        public boolean canRedirect() {
-            return true;
-        }
-
-        @Override
-        public LangChain4jResponse execute(ProviderTarget target) throws IOException {
-            return send(LangChain4jResponses.redirected(this.request, target));
-        }
-
-        private LangChain4jResponse send(HttpRequest request) throws IOException {
-            try (AttemptHeaders headers = this.attemptHeaders.get()) {
-                try {
-                    return LangChain4jResponses.fromSuccess(this.delegate.execute(headers.tag(request)));
-                }
-                catch (RuntimeException ex) {
-                    return LangChain4jResponses.fromFailure(ex, headers.recorded());
-                }
-            }
-        }
-
-    }
-
-    /**
-     * One streamed attempt through the delegate: as the request says, or to a deployment
-     * of its model.
-     */
-    private record StreamingExchange(HttpClient delegate, HttpRequest request,
+    private record HandedOffExchange(HttpClient delegate, HttpRequest request,
             Supplier<AttemptHeaders> attemptHeaders) implements ProviderExchange<LangChain4jResponse> {
 
         @Override

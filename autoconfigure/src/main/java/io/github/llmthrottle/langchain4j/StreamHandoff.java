@@ -16,7 +16,8 @@ import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 
 /**
- * One streamed attempt through a LangChain4j {@link HttpClient}, turned from the SPI's
+ * One attempt through a LangChain4j {@link HttpClient}'s streaming {@code execute} (a
+ * blocking call's too, so that the call pipeline reads every body), turned from the SPI's
  * push style (the client calls a parser with the body on a thread of its own) into the
  * response the call pipeline pulls from: this handoff is the parser and the listener
  * given to the client, hands the live body to the waiting attempt, and keeps the client's

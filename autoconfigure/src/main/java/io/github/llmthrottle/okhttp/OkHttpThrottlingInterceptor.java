@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
@@ -15,6 +16,8 @@ import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
 import io.github.llmthrottle.provider.EndpointClass;
+import io.github.llmthrottle.retry.Cancellation;
+import okhttp3.Call;
 import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
@@ -42,9 +45,11 @@ import org.jspecify.annotations.Nullable;
  * only I/O errors). On OkHttp's asynchronous path (an enqueued call: the SDKs' async
  * clients, Spring AI's {@code stream()}) it is the cause of the {@link IOException} the
  * call fails with, since OkHttp would otherwise rethrow it on its dispatcher thread. An
- * I/O error the pipeline gives up on without retrying (an interrupt) reaches a
- * synchronous caller as an {@link UncheckedIOException}, which the SDKs do not retry
- * either.
+ * I/O error the pipeline gives up on without retrying (a cancellation, a successful
+ * response whose body broke while read) reaches a synchronous caller as an
+ * {@link UncheckedIOException}, which the SDKs do not retry either. OkHttp's call timeout
+ * is told from a cancellation ({@code Call.cancel()}) by whether the timeout has run out:
+ * inside the chain both end the same way, and a timeout is the provider's failure.
  * <p>
  * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
  * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
@@ -79,6 +84,12 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
 
     private static final String ASYNC_CALL_THREAD_PREFIX = "OkHttp ";
 
+    /**
+     * How much earlier than the call timeout a cancelled call still counts as timed out:
+     * the timer started a moment before this interceptor did.
+     */
+    private static final long CALL_TIMEOUT_TOLERANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     /** OkHttp's default {@code Dispatcher.maxRequests}. */
     private static final int DISPATCHER_DEFAULT_MAX_REQUESTS = 64;
 
@@ -90,6 +101,9 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
 
     @Override
     public Response intercept(Chain chain) throws IOException {
+        // on OkHttp's own clock (okio's timeouts run on System.nanoTime()): the call
+        // timeout's timer started just before the interceptors
+        long startNanos = System.nanoTime();
         Request request = chain.request();
         ThrottledClient client = this.registry.resolve(request.url().uri());
         // a request already throttled by an outer instance (the interceptor added twice
@@ -115,7 +129,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 request.headers()::values, body, acceptsEventStream(request), callTimeout(chain));
         ThrottledResponse<OkHttpProviderResponse> response;
         try (ThrottleContext.Scope scope = callerContext(request, client)) {
-            response = client.exchange(providerRequest, new OkHttpExchange(chain, outgoing));
+            response = client.exchange(providerRequest, new OkHttpExchange(chain, outgoing, startNanos));
         }
         catch (LlmThrottleException ex) {
             if (onAsyncCallThread()) {
@@ -149,11 +163,12 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      * One attempt through the rest of the chain: as the request says, or to a deployment
      * of its model (another URL, other authentication headers).
      */
-    private record OkHttpExchange(Chain chain, Request outgoing) implements ProviderExchange<OkHttpProviderResponse> {
+    private record OkHttpExchange(Chain chain, Request outgoing,
+            long startNanos) implements ProviderExchange<OkHttpProviderResponse> {
 
         @Override
         public OkHttpProviderResponse execute() throws IOException {
-            return new OkHttpProviderResponse(this.chain.proceed(this.outgoing));
+            return send(this.outgoing);
         }
 
         @Override
@@ -166,7 +181,33 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             Request.Builder redirected = this.outgoing.newBuilder().url(HttpUrl.get(target.uri()));
             target.removedHeaders().forEach(redirected::removeHeader);
             target.headers().forEach(redirected::header);
-            return new OkHttpProviderResponse(this.chain.proceed(redirected.build()));
+            return send(redirected.build());
+        }
+
+        private OkHttpProviderResponse send(Request request) throws IOException {
+            try {
+                return new OkHttpProviderResponse(this.chain.proceed(request));
+            }
+            catch (IOException ex) {
+                throw reported(ex);
+            }
+        }
+
+        /**
+         * The failure of an attempt as the call pipeline tells a timeout from a
+         * cancellation: OkHttp's call timeout cancels the call, so inside the chain both
+         * end the same way (the socket closed, or {@code Canceled}); the call timed out
+         * when its timeout has run out, else its caller cancelled it.
+         */
+        private IOException reported(IOException failure) {
+            Call call = this.chain.call();
+            if (!call.isCanceled() || Thread.currentThread().isInterrupted()) {
+                return failure;
+            }
+            long timeout = call.timeout().timeoutNanos();
+            boolean timedOut = timeout > 0
+                    && System.nanoTime() - this.startNanos >= timeout - CALL_TIMEOUT_TOLERANCE_NANOS;
+            return timedOut ? Cancellation.timedOut(failure) : Cancellation.cancelled(failure);
         }
 
     }

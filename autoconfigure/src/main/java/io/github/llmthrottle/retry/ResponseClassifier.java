@@ -1,9 +1,6 @@
 package io.github.llmthrottle.retry;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.SocketTimeoutException;
-import java.nio.channels.ClosedByInterruptException;
 import java.time.Clock;
 import java.util.Locale;
 
@@ -32,9 +29,10 @@ import org.jspecify.annotations.Nullable;
  * (529 and 503 "overloaded" are {@link Classification.Outcome#OVERLOADED}); every other
  * status is not.</li>
  * </ol>
- * I/O errors are retried, unless the thread was interrupted. The server's wait is
- * resolved with {@link RetryAfter#resolve} whatever the decision, so a caller can report
- * when a non-retryable quota error says access resumes.
+ * I/O errors are retried, timeouts among them, unless they are the caller's
+ * {@linkplain Cancellation cancellation}. The server's wait is resolved with
+ * {@link RetryAfter#resolve} whatever the decision, so a caller can report when a
+ * non-retryable quota error says access resumes.
  */
 public final class ResponseClassifier {
 
@@ -86,10 +84,10 @@ public final class ResponseClassifier {
     }
 
     /**
-     * Classifies an I/O error: connection refused or reset, read timeout. Retryable
-     * unless it is a {@linkplain #isCancellation(IOException) cancellation} or the body
-     * of a successful response failed while read ({@link ResponseBodyReadException}: it
-     * was billed).
+     * Classifies an I/O error: connection refused or reset, a timeout. Retryable unless
+     * it is a {@linkplain Cancellation#isCancellation(IOException) cancellation} or the
+     * body of a successful response failed while read ({@link ResponseBodyReadException}:
+     * it was billed).
      * @param failure the exception
      * @return the classification
      */
@@ -98,20 +96,8 @@ public final class ResponseClassifier {
     }
 
     static Classification ioError(IOException failure) {
-        boolean retryable = !isCancellation(failure) && !(failure instanceof ResponseBodyReadException);
+        boolean retryable = !Cancellation.isCancellation(failure) && !(failure instanceof ResponseBodyReadException);
         return new Classification(Classification.Outcome.IO_ERROR, 0, retryable, null, null, null, "io");
-    }
-
-    /**
-     * Whether an I/O error is the caller's cancellation rather than the provider's
-     * failure: the thread was interrupted, a channel was closed by an interrupt, or an
-     * {@link InterruptedIOException} that is not a read or connect timeout.
-     * @param failure the exception
-     * @return {@code true} for a cancellation
-     */
-    public static boolean isCancellation(IOException failure) {
-        return Thread.currentThread().isInterrupted() || failure instanceof ClosedByInterruptException
-                || (failure instanceof InterruptedIOException && !(failure instanceof SocketTimeoutException));
     }
 
     private static Classification.Outcome outcome(int status, @Nullable ProviderError error) {

@@ -17,6 +17,7 @@ import com.anthropic.core.http.HttpRequest;
 import com.anthropic.core.http.HttpRequestBody;
 import com.anthropic.core.http.HttpResponse;
 import com.anthropic.core.http.Interceptor;
+import com.anthropic.errors.AnthropicException;
 import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -51,7 +52,9 @@ import org.jspecify.annotations.Nullable;
  * One retry layer: the SDK applies its interceptors below its own retry loop, so a retry
  * of the SDK would pass through llm-throttle again. Every response handed back carries
  * {@code x-should-retry: false}, which that loop obeys, and a throttling failure is
- * thrown as the {@link LlmThrottleException} it is, which it does not retry;
+ * thrown as the {@link LlmThrottleException} it is, which it does not retry; nor does it
+ * retry the {@code AnthropicException} an I/O error llm-throttle gave up on is thrown as
+ * (a cancellation, a successful response whose body broke while read: it was billed).
  * {@code maxRetries(0)} in the same line also turns off its retries of I/O errors.
  * <p>
  * A {@code @Throttled} invocation's context applies on the calling thread, and is carried
@@ -137,7 +140,10 @@ public final class AnthropicSdkThrottling {
                         new SdkExchange(this.delegate, outgoing, requestOptions));
             }
             catch (IOException ex) {
-                throw new AnthropicIoException(ex.getMessage(), ex);
+                // what the pipeline did not retry (a cancellation, a successful response
+                // whose body broke: it was billed) as a failure of the SDK's that its
+                // retry loop leaves alone, unlike its I/O errors
+                throw new AnthropicException(ex.getMessage(), ex);
             }
             return new ThrottledHttpResponse(response);
         }

@@ -17,6 +17,7 @@ import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpRequest;
 import com.openai.core.http.HttpRequestBody;
 import com.openai.core.http.HttpResponse;
+import com.openai.errors.OpenAIException;
 import com.openai.errors.OpenAIIoException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -52,7 +53,9 @@ import org.jspecify.annotations.Nullable;
  * One retry layer: {@code ClientOptions} wraps the given client in the SDK's retry loop,
  * so a retry of the SDK would pass through llm-throttle again. Every response handed back
  * carries {@code x-should-retry: false}, which that loop obeys, and a throttling failure
- * is thrown as the {@link LlmThrottleException} it is, which it does not retry;
+ * is thrown as the {@link LlmThrottleException} it is, which it does not retry; nor does
+ * it retry the {@code OpenAIException} an I/O error llm-throttle gave up on is thrown as
+ * (a cancellation, a successful response whose body broke while read: it was billed).
  * {@code maxRetries(0)} in the same line also turns off its retries of I/O errors.
  * <p>
  * A {@code @Throttled} invocation's context applies on the calling thread, and is carried
@@ -140,7 +143,10 @@ public final class OpenAiSdkThrottling {
                         new SdkExchange(this.delegate, outgoing, requestOptions));
             }
             catch (IOException ex) {
-                throw new OpenAIIoException(ex.getMessage(), ex);
+                // what the pipeline did not retry (a cancellation, a successful response
+                // whose body broke: it was billed) as a failure of the SDK's that its
+                // retry loop leaves alone, unlike its I/O errors
+                throw new OpenAIException(ex.getMessage(), ex);
             }
             return new ThrottledHttpResponse(response);
         }

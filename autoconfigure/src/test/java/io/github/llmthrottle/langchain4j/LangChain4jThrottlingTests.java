@@ -1,5 +1,6 @@
 package io.github.llmthrottle.langchain4j;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -8,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.jdk.JdkHttpClient;
 import dev.langchain4j.model.anthropic.AnthropicChatModel;
@@ -41,6 +43,11 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -65,6 +72,11 @@ class LangChain4jThrottlingTests {
         .model(CLAUDE, ModelLimits.of(1000, 1_000_000, 100_000))
         .outputTokens(40)
         .noLatency());
+
+    @RegisterExtension
+    static final WireMockExtension wireMock = WireMockExtension.newInstance()
+        .options(wireMockConfig().dynamicPort())
+        .build();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
@@ -285,6 +297,47 @@ class LangChain4jThrottlingTests {
                 .isInstanceOf(dev.langchain4j.exception.InvalidRequestException.class)
                 .hasMessageContaining("bad request");
             assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(1);
+        });
+    }
+
+    /**
+     * LangChain4j's blocking client reads the body below the hook: the call goes through
+     * its streaming {@code execute} so that the pipeline reads the body and knows it came
+     * with a 200.
+     */
+    @Test
+    void aSuccessWhoseBodyBreaksWhileReadIsNotRetriedBecauseItWasBilled() {
+        wireMock.stubFor(post(urlPathEqualTo("/chat/completions"))
+            .willReturn(aResponse().withHeader("Content-Type", "application/json")
+                .withFault(com.github.tomakehurst.wiremock.http.Fault.MALFORMED_RESPONSE_CHUNK)));
+        this.runner
+            .withPropertyValues("llm.throttle.retry.max-retries=2",
+                    "llm.throttle.clients.openai.base-url=" + wireMock.baseUrl())
+            .run((context) -> {
+                ChatModel model = OpenAiChatModel.builder()
+                    .httpClientBuilder(hook(context, "openai"))
+                    .baseUrl(wireMock.baseUrl())
+                    .apiKey("test")
+                    .modelName(GPT)
+                    .maxRetries(0)
+                    .build();
+                assertThatThrownBy(() -> model.chat(PROMPT)).hasRootCauseInstanceOf(IOException.class)
+                    .hasStackTraceContaining("not retried");
+                wireMock.verify(1, postRequestedFor(urlPathEqualTo("/chat/completions")));
+                assertThat(model(context, "openai", GPT).getLimiter().state().inFlight()).isZero();
+            });
+    }
+
+    @Test
+    void aStreamThatBreaksWhileReadIsNotRetriedAndReachesTheListener() {
+        simulator.simulator().script(GPT, Fault.streamCut(2));
+        this.runner.withPropertyValues("llm.throttle.retry.max-retries=2").run((context) -> {
+            Collected stream = stream(openAiStreaming(context), PROMPT);
+            await().atMost(Duration.ofSeconds(30)).until(stream.done::isDone);
+            assertThat(stream.done).isCompletedExceptionally();
+            assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> model(context, "openai", GPT).getLimiter().state().inFlight() == 0);
         });
     }
 

@@ -1,17 +1,21 @@
 package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
@@ -20,9 +24,13 @@ import io.github.llmthrottle.client.HalfwayDownload;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
+import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.retry.ResponseBodyReadException;
+import io.github.llmthrottle.routing.CircuitState;
+import io.github.llmthrottle.routing.ModelCircuit;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.MediaType;
@@ -31,6 +39,7 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.BufferedSink;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,6 +59,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
@@ -323,6 +333,66 @@ class OkHttpThrottlingInterceptorTests {
         return limiter.state();
     }
 
+    /**
+     * OkHttp's call timeout cancels the call, so inside the chain a hung provider ends as
+     * a cancelled call does: the timeout is the provider's failure all the same, and two
+     * of them open a circuit whose threshold is two.
+     */
+    @Test
+    void aHungProviderOpensTheCircuitAfterFailureThresholdCallTimeouts() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(
+                aResponse().withFixedDelay(5000).withHeader("Content-Type", "application/json").withBody(SUCCESS)));
+        this.runner.withPropertyValues("llm.throttle.circuit.failure-threshold=2").run((context) -> {
+            OkHttpClient client = client(context).newBuilder().callTimeout(Duration.ofMillis(500)).build();
+            for (int i = 0; i < 2; i++) {
+                assertThatException().isThrownBy(() -> client.newCall(messages(this.server, BODY).build()).execute());
+            }
+            ModelCircuit circuit = model(context).getCircuit();
+            assertThat(circuit.state()).isEqualTo(CircuitState.OPEN);
+            assertThatExceptionOfType(CircuitOpenException.class)
+                .isThrownBy(() -> client.newCall(messages(this.server, BODY).build()).execute());
+            this.server.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThat(totals(context).attempts()).isEqualTo(2);
+            assertThat(model(context).getLimiter().state().inFlight()).isZero();
+        });
+    }
+
+    @Test
+    void aCallItsCallerCancelsIsNeitherAFailureNorRetried() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(
+                aResponse().withFixedDelay(5000).withHeader("Content-Type", "application/json").withBody(SUCCESS)));
+        this.runner.withPropertyValues("llm.throttle.circuit.failure-threshold=1").run((context) -> {
+            Call call = client(context).newCall(messages(this.server, BODY).build());
+            CompletableFuture<Void> cancelled = CompletableFuture.runAsync(() -> {
+                Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> this.server.getAllServeEvents().size() == 1);
+                call.cancel();
+            });
+            assertThatException().isThrownBy(call::execute);
+            cancelled.get(20, TimeUnit.SECONDS);
+            ModelCircuit circuit = model(context).getCircuit();
+            assertThat(circuit.state()).isEqualTo(CircuitState.CLOSED);
+            assertThat(circuit.consecutiveFailures()).isZero();
+            assertThat(totals(context).attempts()).isZero();
+            assertThat(model(context).getLimiter().state().inFlight()).isZero();
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+        });
+    }
+
+    @Test
+    void aSuccessWhoseBodyBreaksWhileReadIsNotRetriedBecauseItWasBilled() {
+        this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(
+                aResponse().withHeader("Content-Type", "application/json").withFault(Fault.MALFORMED_RESPONSE_CHUNK)));
+        this.runner.run((context) -> {
+            assertThatExceptionOfType(UncheckedIOException.class)
+                .isThrownBy(() -> client(context).newCall(messages(this.server, BODY).build()).execute())
+                .withCauseInstanceOf(ResponseBodyReadException.class);
+            this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+            assertThat(model(context).getLimiter().state().inFlight()).isZero();
+        });
+    }
+
     @Test
     void everyAttemptSendsTheWholeBodyOfAOneShotRequestBody() {
         this.server.stubFor(post(urlEqualTo("/v1/messages")).inScenario("retry")
@@ -520,6 +590,10 @@ class OkHttpThrottlingInterceptorTests {
 
     private static Request.Builder messages(WireMockServer server, String body) {
         return new Request.Builder().url(server.baseUrl() + "/v1/messages").post(RequestBody.create(body, JSON));
+    }
+
+    private static ThrottledModel model(ApplicationContext context) {
+        return context.getBean(LlmThrottleRegistry.class).getClient("anthropic").model("claude-opus-4-7");
     }
 
     private static ModelTotals.Snapshot totals(ApplicationContext context) {
