@@ -151,10 +151,14 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
     }
 
+    /**
+     * The model the call is counted against: the configured model the request names (by
+     * any of its names: the body is sent as it is), the invocation's, or the default.
+     */
     private String modelOf(@Nullable ThrottleContext context) {
         String requested = this.llmRequest.model();
         if (requested != null && !requested.isBlank()) {
-            return requested;
+            return this.client.settings.configuredModelOf(requested);
         }
         if (context != null) {
             return context.getModel();

@@ -305,6 +305,30 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void aliasesAreMappedAndEachNamesOneModelOnly() {
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties sonnet = new ModelProperties();
+        sonnet.setAliases(List.of("sonnet", "claude-sonnet-latest"));
+        ModelProperties opus = new ModelProperties();
+        client.setModels(new java.util.LinkedHashMap<>(Map.of("claude-sonnet-4-5", sonnet)));
+        client.getModels().put("claude-opus-4-7", opus);
+        ClientSettings settings = map().clients().get("a");
+        assertThat(settings.models().get("claude-sonnet-4-5").aliases()).containsExactly("sonnet",
+                "claude-sonnet-latest");
+        assertThat(settings.configuredModelOf("claude-sonnet-latest")).isEqualTo("claude-sonnet-4-5");
+        opus.setAliases(List.of("sonnet"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]",
+                "is listed already, as an alias of model 'claude-sonnet-4-5'");
+        opus.setAliases(List.of("claude-sonnet-4-5"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]",
+                "is the name of a configured model");
+        opus.setAliases(List.of("opus@east"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]", "names a deployment");
+        opus.setAliases(List.of(" "));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]", "is not a model name");
+    }
+
+    @Test
     void clientRetryOverridesInheritTheSharedRetrySettings() {
         this.properties.getRetry().setMaxRetries(2);
         this.properties.getRetry().setJitter(Jitter.EQUAL);

@@ -128,6 +128,24 @@ class DeploymentsTests {
     }
 
     @Test
+    void aRequestNamingADeploymentIsACallOfItsModelRoutedAsAnyOther() {
+        this.runner.run((context) -> {
+            String body = "{\"model\":\"" + WEST
+                    + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+            restClient(context).post()
+                .uri("/v1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(body)
+                .retrieve()
+                .body(String.class);
+            // the model's call, sent to the deployment that admits it soonest (east, by
+            // configuration order), not an attempt on west's limiter sent to east
+            assertThat(client(context).model(SONNET).getTotals().snapshot().calls()).isEqualTo(1);
+            assertThat(observer(context).attempts).containsExactly(EAST + ":SUCCESS");
+        });
+    }
+
+    @Test
     void eachDeploymentHasItsOwnLimitsInheritingTheModelsForWhatItLeavesUnset() {
         this.runner.run((context) -> {
             ThrottledClient client = client(context);
