@@ -364,6 +364,16 @@ final class ThrottledCall<R extends ProviderResponse> {
                     throw ex;
                 }
             }
+            catch (LlmThrottleException ex) {
+                // this deployment's own limiter refused the call (its queue is full, its
+                // wait too long, its limit too low): another deployment may take it
+                if (last || !isOwnAdmission(ex.getRejectionReason())) {
+                    throw ex;
+                }
+                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                        + "' cannot admit the call (" + ex.getRejectionReason() + "); trying deployment '"
+                        + order.get(i + 1).name + "'");
+            }
             catch (RetryableResponseException ex) {
                 // another deployment takes the attempt at once: it has its own limits and
                 // capacity, so there is nothing to wait for
@@ -384,6 +394,14 @@ final class ThrottledCall<R extends ProviderResponse> {
                         + ex + "); trying deployment '" + order.get(i + 1).name + "' at once");
             }
         }
+    }
+
+    /**
+     * Whether a refusal is one deployment's own admission (its queue, its limits), which
+     * another deployment does not share, rather than the model's (its quotas).
+     */
+    private static boolean isOwnAdmission(@Nullable RejectionReason reason) {
+        return reason == RejectionReason.QUEUE_FULL || reason == RejectionReason.MAX_WAIT;
     }
 
     /**
