@@ -11,6 +11,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.limit.QuotaReservation;
+import io.github.llmthrottle.limit.RefillWait;
 import io.github.llmthrottle.observation.LlmThrottleAttemptObservationContext;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
@@ -272,7 +273,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         calibrate(classification.rateLimits());
         Duration serverWait = classification.serverWait();
         if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
-            pauseModel(serverWait, "HTTP " + status, requestId);
+            pauseModel(untilTheCallFits(classification, serverWait), "HTTP " + status, requestId);
         }
         if (classification.retryable()) {
             permit.settle(this.call.admission.inputTokens(), 0);
@@ -388,6 +389,23 @@ final class ThrottledAttempt<R extends ProviderResponse> {
             case RATE_LIMITED, OVERLOADED, TIMEOUT -> true;
             default -> classification.status() == 503;
         };
+    }
+
+    /**
+     * How long the model pauses after a 429: the server's explicit wait, or, when its
+     * only hint is when the exhausted dimension is full again, until the refused call
+     * fits ({@link RefillWait}).
+     */
+    private Duration untilTheCallFits(Classification classification, Duration serverWait) {
+        RetryAfter retryAfter = classification.retryAfter();
+        RateLimitSnapshot rateLimits = classification.rateLimits();
+        if (retryAfter == null || retryAfter.source() != RetryAfter.Source.RESET_HEADER || rateLimits == null) {
+            return serverWait;
+        }
+        AdmissionRequest request = this.call.admission;
+        Duration fits = RefillWait.untilFits(rateLimits, this.target.limiter.limits(), request.inputTokens(),
+                request.outputTokens(), this.call.client.time.clock().instant());
+        return (fits != null && fits.compareTo(serverWait) < 0) ? fits : serverWait;
     }
 
     /**
