@@ -491,10 +491,16 @@ final class ThrottleSettingsMapper {
     }
 
     /**
-     * A per-minute limit or a concurrency ceiling: unset (no local limit) or positive.
+     * A limit (per minute, per day or month, a concurrency ceiling): unset (no local
+     * limit), or positive and at most {@link ModelLimits#MAX_LIMIT}.
      */
     private static <N extends Number> @Nullable N limit(String property, @Nullable N value) {
-        return (value != null) ? ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value) : null;
+        if (value == null) {
+            return null;
+        }
+        return check(property, ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value),
+                (number) -> number.longValue() <= ModelLimits.MAX_LIMIT, "must be at most " + ModelLimits.MAX_LIMIT,
+                "Use the provider's limit, which is far lower, or remove the property for no local limit.");
     }
 
     private static <T> T check(String property, T value, Predicate<T> valid, String reason, String action) {

@@ -193,6 +193,23 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void everyLimitIsBoundedSoThatItsArithmeticCannotOverflow() {
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        client.setModels(Map.of("opus", opus));
+        opus.setInputTokensPerMinute(ModelLimits.MAX_LIMIT);
+        assertThat(map().clients().get("a").limitsOf("opus").inputTokensPerMinute()).isEqualTo(ModelLimits.MAX_LIMIT);
+        opus.setInputTokensPerMinute(Long.MAX_VALUE);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.input-tokens-per-minute", "must be at most");
+        opus.setInputTokensPerMinute(null);
+        opus.setTokensPerMonth(Long.MAX_VALUE / 2);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.tokens-per-month", "must be at most");
+        opus.setTokensPerMonth(null);
+        this.properties.getTenants().getDefault().setOutputTokensPerMinute(ModelLimits.MAX_LIMIT + 1);
+        assertInvalid(this::map, "llm.throttle.tenants.default.output-tokens-per-minute", "must be at most");
+    }
+
+    @Test
     void fallbackMustNameAnotherConfiguredModel() {
         ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         ModelProperties opus = new ModelProperties();
