@@ -24,6 +24,7 @@ import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
+import io.github.llmthrottle.provider.LogText;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -418,10 +419,10 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         Duration cap = this.call.client.settings.retry().maxRetryAfter();
         Duration pause = (serverWait.compareTo(cap) > 0) ? cap : serverWait;
         this.target.limiter.pause(pause);
-        logger.info("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
+        logger.info(LogText.escape("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
                 + ((requestId != null) ? ", request id " + requestId : "") + "); every call of "
                 + ((this.target.deployment != null) ? "this deployment" : "the model") + " waits " + pause
-                + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : ""));
+                + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : "")));
     }
 
     /**
@@ -466,8 +467,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         catch (RuntimeException ex) {
             // an application's estimator must not keep the call from settling
-            logger.warn("TokenEstimator.observe failed for client '" + clientName() + "', model '" + modelName()
-                    + "'; the call is settled all the same", ex);
+            logger.warn(LogText.escape("TokenEstimator.observe failed for client '" + clientName() + "', model '"
+                    + modelName() + "'; the call is settled all the same"), ex);
         }
     }
 

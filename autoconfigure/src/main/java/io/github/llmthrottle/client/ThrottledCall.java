@@ -24,6 +24,7 @@ import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.retry.CallDeadline;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.provider.LogText;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -200,8 +201,8 @@ final class ThrottledCall<R extends ProviderResponse> {
             return response;
         }
         catch (LlmThrottleException ex) {
-            logger.warn("Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: "
-                    + ex.getMessage());
+            logger.warn(LogText.escape("Call to client '" + this.client.getName() + "', model '" + this.model.name
+                    + "' failed: " + ex.getMessage()));
             RejectionReason rejection = ex.getRejectionReason();
             if (rejection != null) {
                 this.client.events.onRejected(this.client.getName(), this.model.name, rejection, ex);
@@ -216,8 +217,8 @@ final class ThrottledCall<R extends ProviderResponse> {
             throw ex;
         }
         catch (IOException | RuntimeException | Error ex) {
-            logger
-                .warn("Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: " + ex);
+            logger.warn(LogText.escape(
+                    "Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: " + ex));
             callEnded(CallOutcome.FAILED);
             completed(CallOutcome.FAILED, ex.getClass().getName(), () -> ex);
             throw ex;
@@ -370,9 +371,9 @@ final class ThrottledCall<R extends ProviderResponse> {
                 if (last || !isOwnAdmission(ex.getRejectionReason())) {
                     throw ex;
                 }
-                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                logger.debug(LogText.escape("Client '" + this.client.getName() + "', deployment '" + deployment.name
                         + "' cannot admit the call (" + ex.getRejectionReason() + "); trying deployment '"
-                        + order.get(i + 1).name + "'");
+                        + order.get(i + 1).name + "'"));
             }
             catch (RetryableResponseException ex) {
                 // another deployment takes the attempt at once: it has its own limits and
@@ -381,17 +382,17 @@ final class ThrottledCall<R extends ProviderResponse> {
                 if (last) {
                     throw ex;
                 }
-                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name + "': "
-                        + ex.getClassification().describe() + "; trying deployment '" + order.get(i + 1).name
-                        + "' at once");
+                logger.debug(LogText.escape("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                        + "': " + ex.getClassification().describe() + "; trying deployment '" + order.get(i + 1).name
+                        + "' at once"));
             }
             catch (IOException ex) {
                 if (last || !this.client.classifier.classify(ex).retryable()) {
                     throw ex;
                 }
                 this.failedDeployments.add(deployment);
-                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name + "': I/O error ("
-                        + ex + "); trying deployment '" + order.get(i + 1).name + "' at once");
+                logger.debug(LogText.escape("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                        + "': I/O error (" + ex + "); trying deployment '" + order.get(i + 1).name + "' at once"));
             }
         }
     }

@@ -198,6 +198,20 @@ class ThrottledClientTests {
         }
     }
 
+    @Test
+    void aModelNameOrAnErrorTypeWithLineBreaksCannotForgeLogLines(CapturedOutput output) {
+        String forged = """
+                {"type":"error","error":{"type":"rate_limit_error\\nFORGED ERROR","message":"slow down"}}""";
+        this.provider.then(429, forged, "retry-after", "1", "request-id", "req_1\r\nFORGED ID")
+            .then(429, forged, "retry-after", "1")
+            .then(429, forged, "retry-after", "1");
+        assertThatExceptionOfType(RetriesExhaustedException.class).isThrownBy(() -> this.client
+            .exchange(request(REQUEST.replace("\"opus\"", "\"other\\nFORGED MODEL\"")), this.provider));
+        assertThat(output).contains("model 'other\\nFORGED MODEL'")
+            .contains("rate_limit_error\\nFORGED ERROR")
+            .doesNotContain("\nFORGED");
+    }
+
     private void assertEveryStepIsLogged(CapturedOutput output) {
         this.provider.then(429, RATE_LIMITED, "retry-after", "1", "request-id", "req_first")
             .then(529, OVERLOADED, "request-id", "req_second")
