@@ -164,6 +164,11 @@ public class LlmThrottleEndpoint {
             throw new InvalidEndpointRequestException(field + " must be positive (a limit of at least 1), was " + value,
                     field + " must be positive");
         }
+        if (value != null && value > ModelLimits.MAX_LIMIT) {
+            throw new InvalidEndpointRequestException(
+                    field + " must be at most " + ModelLimits.MAX_LIMIT + ", was " + value,
+                    field + " must be at most " + ModelLimits.MAX_LIMIT);
+        }
     }
 
     private static <T> @Nullable T orElse(@Nullable T value, @Nullable T current) {

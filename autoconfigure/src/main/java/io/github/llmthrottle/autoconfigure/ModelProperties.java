@@ -8,7 +8,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A model's limits, fallback chain, context window and deployments.
+ * A model's limits, fallback chain, context window, deployments and other names.
  */
 public class ModelProperties extends ModelLimitsProperties {
 
@@ -32,6 +32,22 @@ public class ModelProperties extends ModelLimitsProperties {
      * call goes to the deployment that admits it soonest.
      */
     private Map<String, DeploymentProperties> deployments = new LinkedHashMap<>();
+
+    /**
+     * Other names requests give the model (e.g. a provider's alias such as
+     * claude-sonnet-4-5-latest), counted against its limits, quotas, circuit and meters;
+     * the request is sent with the name it gives. A dated snapshot of the model
+     * (MODEL-YYYYMMDD, MODEL-YYYY-MM-DD) needs no alias.
+     */
+    private List<String> aliases = new ArrayList<>();
+
+    public List<String> getAliases() {
+        return this.aliases;
+    }
+
+    public void setAliases(List<String> aliases) {
+        this.aliases = aliases;
+    }
 
     public Map<String, DeploymentProperties> getDeployments() {
         return this.deployments;

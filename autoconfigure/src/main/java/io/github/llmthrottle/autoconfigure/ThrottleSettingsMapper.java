@@ -225,8 +225,10 @@ final class ThrottleSettingsMapper {
             settings.put(model,
                     new ModelSettings(model, limits, properties.getFallback(),
                             contextWindow(modelPrefix + "context-window", properties.getContextWindow()),
-                            deployments(modelPrefix + "deployments.", dialect, limits, properties.getDeployments())));
+                            deployments(modelPrefix + "deployments.", dialect, limits, properties.getDeployments()),
+                            properties.getAliases()));
         });
+        aliases(prefix, models);
         models.keySet()
             .forEach((model) -> settings.get(model)
                 .deployments()
@@ -237,6 +239,32 @@ final class ThrottleSettingsMapper {
                         "Rename the deployment or the model: a deployment's state is kept under MODEL"
                                 + DeploymentSettings.SEPARATOR + "DEPLOYMENT.")));
         return settings;
+    }
+
+    /**
+     * Checks that each alias names one model only: not a configured model, not another
+     * model's alias, and not a deployment's name.
+     */
+    private static void aliases(String prefix, Map<String, ModelProperties> models) {
+        Map<String, String> owners = new LinkedHashMap<>();
+        models.forEach((model, properties) -> {
+            List<String> aliases = properties.getAliases();
+            for (int i = 0; i < aliases.size(); i++) {
+                String property = prefix + "models." + model + ".aliases[" + i + "]";
+                String alias = aliases.get(i);
+                check(property, alias, (value) -> !value.isBlank(), "is not a model name",
+                        "Give the name requests use for the model, or remove the entry.");
+                check(property, alias, (value) -> value.indexOf(DeploymentSettings.SEPARATOR) < 0,
+                        "contains '" + DeploymentSettings.SEPARATOR + "', which names a deployment",
+                        "Give the name requests use for the model.");
+                check(property, alias, (value) -> !models.containsKey(value), "is the name of a configured model",
+                        "Remove the alias: each configured model has limits of its own.");
+                String owner = owners.putIfAbsent(alias, model);
+                check(property, alias, (value) -> owner == null,
+                        "is listed already, as an alias of model '" + owner + "'",
+                        "List each alias once, under one model.");
+            }
+        });
     }
 
     /**
@@ -463,10 +491,16 @@ final class ThrottleSettingsMapper {
     }
 
     /**
-     * A per-minute limit or a concurrency ceiling: unset (no local limit) or positive.
+     * A limit (per minute, per day or month, a concurrency ceiling): unset (no local
+     * limit), or positive and at most {@link ModelLimits#MAX_LIMIT}.
      */
     private static <N extends Number> @Nullable N limit(String property, @Nullable N value) {
-        return (value != null) ? ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value) : null;
+        if (value == null) {
+            return null;
+        }
+        return check(property, ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value),
+                (number) -> number.longValue() <= ModelLimits.MAX_LIMIT, "must be at most " + ModelLimits.MAX_LIMIT,
+                "Use the provider's limit, which is far lower, or remove the property for no local limit.");
     }
 
     private static <T> T check(String property, T value, Predicate<T> valid, String reason, String action) {

@@ -4,6 +4,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
@@ -31,6 +33,13 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
         Duration connectTimeout, Duration readTimeout, Map<String, String> defaultHeaders,
         @Nullable String defaultModel, ModelLimits defaultLimits, Map<String, ModelSettings> models,
         RetrySettings retry, CountTokensSettings countTokens) {
+
+    /**
+     * The date a provider appends to a model's name for one snapshot of it:
+     * {@code -YYYYMMDD} (Anthropic), {@code -YYYY-MM-DD} (OpenAI) or {@code @YYYYMMDD}
+     * (Anthropic's models on Vertex AI).
+     */
+    private static final Pattern SNAPSHOT_DATE = Pattern.compile("(?:-\\d{8}|-\\d{4}-\\d{2}-\\d{2}|@\\d{8})$");
 
     public ClientSettings {
         defaultHeaders = Map.copyOf(defaultHeaders);
@@ -171,6 +180,52 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
     }
 
     /**
+     * The configured model that {@code model} names, so that every name of a model shares
+     * its limits, quotas, circuit and meters: the model itself when it is configured, the
+     * configured model that lists it among its {@link ModelSettings#aliases() aliases},
+     * or the configured model (or alias) it names followed by a snapshot date
+     * ({@code claude-sonnet-4-5-20250929}, {@code gpt-4o-2024-08-06}). A request that
+     * names one of a model's deployments ({@code MODEL@DEPLOYMENT}) is a call of that
+     * model, routed as any other: a request never picks a deployment.
+     * @param model a model name, as a request gives it
+     * @return the configured model's name, or {@code model} when it names none
+     */
+    public String configuredModelOf(String model) {
+        if (this.models.containsKey(model)) {
+            return model;
+        }
+        int separator = model.lastIndexOf(DeploymentSettings.SEPARATOR);
+        if (separator > 0 && deploymentsOf(model.substring(0, separator)).containsKey(model.substring(separator + 1))) {
+            return model.substring(0, separator);
+        }
+        String aliased = aliasedModelOf(model);
+        if (aliased != null) {
+            return aliased;
+        }
+        Matcher date = SNAPSHOT_DATE.matcher(model);
+        if (date.find() && date.start() > 0) {
+            String undated = model.substring(0, date.start());
+            if (this.models.containsKey(undated)) {
+                return undated;
+            }
+            aliased = aliasedModelOf(undated);
+            if (aliased != null) {
+                return aliased;
+            }
+        }
+        return model;
+    }
+
+    private @Nullable String aliasedModelOf(String alias) {
+        for (ModelSettings settings : this.models.values()) {
+            if (settings.aliases().contains(alias)) {
+                return settings.name();
+            }
+        }
+        return null;
+    }
+
+    /**
      * The limits of {@code model}: its own entry, or the client's default limits.
      * @param model the model name
      * @return the limits
@@ -229,9 +284,11 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      * need, or {@code null} for no check
      * @param deployments the deployments serving the model, by name in configuration
      * order; empty when the client's base URL and API key serve it
+     * @param aliases other names requests give the model (a snapshot, a provider's
+     * alias), which share its limits, quotas, circuit and meters
      */
     public record ModelSettings(String name, ModelLimits limits, List<String> fallback, @Nullable Long contextWindow,
-            Map<String, DeploymentSettings> deployments) {
+            Map<String, DeploymentSettings> deployments, List<String> aliases) {
 
         public ModelSettings {
             fallback = List.copyOf(fallback);
@@ -239,10 +296,24 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
                 throw new IllegalArgumentException("The context window must be positive, was " + contextWindow);
             }
             deployments = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(deployments));
+            aliases = List.copyOf(aliases);
         }
 
         /**
-         * Settings without deployments.
+         * Settings without aliases.
+         * @param name the model name
+         * @param limits its limits
+         * @param fallback fallback entries, in order
+         * @param contextWindow the context window, or {@code null} for no check
+         * @param deployments the deployments serving the model, by name
+         */
+        public ModelSettings(String name, ModelLimits limits, List<String> fallback, @Nullable Long contextWindow,
+                Map<String, DeploymentSettings> deployments) {
+            this(name, limits, fallback, contextWindow, deployments, List.of());
+        }
+
+        /**
+         * Settings without deployments or aliases.
          * @param name the model name
          * @param limits its limits
          * @param fallback fallback entries, in order
@@ -253,7 +324,7 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
         }
 
         /**
-         * Settings without a context window or deployments.
+         * Settings without a context window, deployments or aliases.
          * @param name the model name
          * @param limits its limits
          * @param fallback fallback entries, in order

@@ -9,6 +9,7 @@ import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.TokenBucket;
 import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.time.TimeSource;
+import io.github.llmthrottle.provider.LogText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -74,7 +75,9 @@ final class ExactTokenCounts {
             count = counter.countInputTokens(model, request);
         }
         catch (RuntimeException ex) {
-            logger.debug("Counting the input tokens of a call to '" + model + "' failed; using the estimate", ex);
+            logger.debug(
+                    LogText.escape("Counting the input tokens of a call to '" + model + "' failed; using the estimate"),
+                    ex);
             return estimate;
         }
         try {
@@ -86,13 +89,13 @@ final class ExactTokenCounts {
             return estimate;
         }
         catch (TimeoutException ex) {
-            logger.debug("Counting the input tokens of a call to '" + model + "' took longer than "
-                    + this.settings.timeout() + "; using the estimate");
+            logger.debug(LogText.escape("Counting the input tokens of a call to '" + model + "' took longer than "
+                    + this.settings.timeout() + "; using the estimate"));
             return estimate;
         }
         catch (ExecutionException | RuntimeException ex) {
-            logger.debug("Counting the input tokens of a call to '" + model + "' failed (" + ex.getCause()
-                    + "); using the estimate");
+            logger.debug(LogText.escape("Counting the input tokens of a call to '" + model + "' failed ("
+                    + ex.getCause() + "); using the estimate"));
             return estimate;
         }
         finally {

@@ -11,6 +11,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.limit.QuotaReservation;
+import io.github.llmthrottle.limit.RefillWait;
 import io.github.llmthrottle.observation.LlmThrottleAttemptObservationContext;
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.provider.RateLimitHeaders;
@@ -23,6 +24,7 @@ import io.github.llmthrottle.retry.ResponseBodyReadException;
 import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
+import io.github.llmthrottle.provider.LogText;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -271,7 +273,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         calibrate(classification.rateLimits());
         Duration serverWait = classification.serverWait();
         if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
-            pauseModel(serverWait, "HTTP " + status, requestId);
+            pauseModel(untilTheCallFits(classification, serverWait), "HTTP " + status, requestId);
         }
         if (classification.retryable()) {
             permit.settle(this.call.admission.inputTokens(), 0);
@@ -390,6 +392,23 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     /**
+     * How long the model pauses after a 429: the server's explicit wait, or, when its
+     * only hint is when the exhausted dimension is full again, until the refused call
+     * fits ({@link RefillWait}).
+     */
+    private Duration untilTheCallFits(Classification classification, Duration serverWait) {
+        RetryAfter retryAfter = classification.retryAfter();
+        RateLimitSnapshot rateLimits = classification.rateLimits();
+        if (retryAfter == null || retryAfter.source() != RetryAfter.Source.RESET_HEADER || rateLimits == null) {
+            return serverWait;
+        }
+        AdmissionRequest request = this.call.admission;
+        Duration fits = RefillWait.untilFits(rateLimits, this.target.limiter.limits(), request.inputTokens(),
+                request.outputTokens(), this.call.client.time.clock().instant());
+        return (fits != null && fits.compareTo(serverWait) < 0) ? fits : serverWait;
+    }
+
+    /**
      * Holds every call of the model for the server's wait after a 429, but never longer
      * than {@code max-retry-after}: a longer wait (a reset a day away, a garbage value)
      * fails the calls that would sleep it anyway, and must not stall the model for
@@ -399,10 +418,10 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         Duration cap = this.call.client.settings.retry().maxRetryAfter();
         Duration pause = (serverWait.compareTo(cap) > 0) ? cap : serverWait;
         this.target.limiter.pause(pause);
-        logger.info("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
+        logger.info(LogText.escape("Client '" + clientName() + "', model '" + modelName() + "': rate limited (" + signal
                 + ((requestId != null) ? ", request id " + requestId : "") + "); every call of "
                 + ((this.target.deployment != null) ? "this deployment" : "the model") + " waits " + pause
-                + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : ""));
+                + ((pause != serverWait) ? " (the server asked for " + serverWait + ")" : "")));
     }
 
     /**
@@ -447,8 +466,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         catch (RuntimeException ex) {
             // an application's estimator must not keep the call from settling
-            logger.warn("TokenEstimator.observe failed for client '" + clientName() + "', model '" + modelName()
-                    + "'; the call is settled all the same", ex);
+            logger.warn(LogText.escape("TokenEstimator.observe failed for client '" + clientName() + "', model '"
+                    + modelName() + "'; the call is settled all the same"), ex);
         }
     }
 

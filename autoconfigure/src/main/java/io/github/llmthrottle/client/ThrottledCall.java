@@ -24,6 +24,7 @@ import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.retry.CallDeadline;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.provider.LogText;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -151,10 +152,14 @@ final class ThrottledCall<R extends ProviderResponse> {
         }
     }
 
+    /**
+     * The model the call is counted against: the configured model the request names (by
+     * any of its names: the body is sent as it is), the invocation's, or the default.
+     */
     private String modelOf(@Nullable ThrottleContext context) {
         String requested = this.llmRequest.model();
         if (requested != null && !requested.isBlank()) {
-            return requested;
+            return this.client.settings.configuredModelOf(requested);
         }
         if (context != null) {
             return context.getModel();
@@ -196,8 +201,8 @@ final class ThrottledCall<R extends ProviderResponse> {
             return response;
         }
         catch (LlmThrottleException ex) {
-            logger.warn("Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: "
-                    + ex.getMessage());
+            logger.warn(LogText.escape("Call to client '" + this.client.getName() + "', model '" + this.model.name
+                    + "' failed: " + ex.getMessage()));
             RejectionReason rejection = ex.getRejectionReason();
             if (rejection != null) {
                 this.client.events.onRejected(this.client.getName(), this.model.name, rejection, ex);
@@ -212,8 +217,8 @@ final class ThrottledCall<R extends ProviderResponse> {
             throw ex;
         }
         catch (IOException | RuntimeException | Error ex) {
-            logger
-                .warn("Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: " + ex);
+            logger.warn(LogText.escape(
+                    "Call to client '" + this.client.getName() + "', model '" + this.model.name + "' failed: " + ex));
             callEnded(CallOutcome.FAILED);
             completed(CallOutcome.FAILED, ex.getClass().getName(), () -> ex);
             throw ex;
@@ -360,6 +365,16 @@ final class ThrottledCall<R extends ProviderResponse> {
                     throw ex;
                 }
             }
+            catch (LlmThrottleException ex) {
+                // this deployment's own limiter refused the call (its queue is full, its
+                // wait too long, its limit too low): another deployment may take it
+                if (last || !isOwnAdmission(ex.getRejectionReason())) {
+                    throw ex;
+                }
+                logger.debug(LogText.escape("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                        + "' cannot admit the call (" + ex.getRejectionReason() + "); trying deployment '"
+                        + order.get(i + 1).name + "'"));
+            }
             catch (RetryableResponseException ex) {
                 // another deployment takes the attempt at once: it has its own limits and
                 // capacity, so there is nothing to wait for
@@ -367,19 +382,27 @@ final class ThrottledCall<R extends ProviderResponse> {
                 if (last) {
                     throw ex;
                 }
-                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name + "': "
-                        + ex.getClassification().describe() + "; trying deployment '" + order.get(i + 1).name
-                        + "' at once");
+                logger.debug(LogText.escape("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                        + "': " + ex.getClassification().describe() + "; trying deployment '" + order.get(i + 1).name
+                        + "' at once"));
             }
             catch (IOException ex) {
                 if (last || !this.client.classifier.classify(ex).retryable()) {
                     throw ex;
                 }
                 this.failedDeployments.add(deployment);
-                logger.debug("Client '" + this.client.getName() + "', deployment '" + deployment.name + "': I/O error ("
-                        + ex + "); trying deployment '" + order.get(i + 1).name + "' at once");
+                logger.debug(LogText.escape("Client '" + this.client.getName() + "', deployment '" + deployment.name
+                        + "': I/O error (" + ex + "); trying deployment '" + order.get(i + 1).name + "' at once"));
             }
         }
+    }
+
+    /**
+     * Whether a refusal is one deployment's own admission (its queue, its limits), which
+     * another deployment does not share, rather than the model's (its quotas).
+     */
+    private static boolean isOwnAdmission(@Nullable RejectionReason reason) {
+        return reason == RejectionReason.QUEUE_FULL || reason == RejectionReason.MAX_WAIT;
     }
 
     /**

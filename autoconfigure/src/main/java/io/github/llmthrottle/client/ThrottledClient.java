@@ -164,11 +164,20 @@ public final class ThrottledClient {
     }
 
     /**
-     * The run-time state of {@code model}, created on first use.
-     * @param model the model name
+     * The run-time state of {@code name}, created on first use: a deployment's under its
+     * qualified name ({@code MODEL@DEPLOYMENT}), and a configured model's own when
+     * {@code name} is one of its other names (an alias, a dated snapshot, see
+     * {@link ClientSettings#configuredModelOf}).
+     * @param name the model name
      * @return its state
      */
-    public ThrottledModel model(String model) {
+    public ThrottledModel model(String name) {
+        // a deployment by its qualified name first: events name the deployment
+        ThrottledModel known = this.models.get(name);
+        if (known != null) {
+            return known;
+        }
+        String model = this.settings.configuredModelOf(name);
         ThrottledModel configured = this.models.get(model);
         if (configured != null) {
             return configured;
@@ -200,10 +209,16 @@ public final class ThrottledClient {
     /**
      * The run-time state of {@code model} when it is tracked, without creating it or
      * counting as a use of it (for readers such as gauges).
-     * @param model the model name
+     * @param name the model name, or one of a configured model's other names
      * @return its state, or {@code null} when the model is not tracked
      */
-    public @Nullable ThrottledModel findModel(String model) {
+    public @Nullable ThrottledModel findModel(String name) {
+        // a deployment by its qualified name first: events name the deployment
+        ThrottledModel known = this.models.get(name);
+        if (known != null) {
+            return known;
+        }
+        String model = this.settings.configuredModelOf(name);
         ThrottledModel configured = this.models.get(model);
         if (configured != null) {
             return configured;

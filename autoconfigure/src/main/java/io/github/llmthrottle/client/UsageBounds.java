@@ -2,6 +2,7 @@ package io.github.llmthrottle.client;
 
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.provider.Usage;
+import io.github.llmthrottle.provider.LogText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,9 +33,10 @@ final class UsageBounds {
             return usage;
         }
         long cacheWrite = Math.max(0, Math.min(usage.cacheWriteTokens(), input));
-        logger.warn("Client '" + client + "', model '" + model + "': the provider reported implausible usage (input "
-                + usage.inputTokens() + ", output " + usage.outputTokens() + ", cache read " + usage.cacheReadTokens()
-                + " tokens); settled as input " + input + ", output " + output + ", cache read " + cacheRead);
+        logger.warn(LogText.escape("Client '" + client + "', model '" + model
+                + "': the provider reported implausible usage (input " + usage.inputTokens() + ", output "
+                + usage.outputTokens() + ", cache read " + usage.cacheReadTokens() + " tokens); settled as input "
+                + input + ", output " + output + ", cache read " + cacheRead));
         // OpenAI's cached tokens are part of its input tokens, Anthropic's cache reads
         // are not
         boolean readsCounted = usage.promptTokens() == usage.inputTokens();

@@ -19,6 +19,14 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
     /** No limit in any dimension. */
     public static final ModelLimits UNLIMITED = new ModelLimits(null, null, null, null);
 
+    /**
+     * The largest limit of any kind (per minute, per day or month, concurrency): a
+     * trillion, far above any provider's, and small enough that ten minutes' worth of it,
+     * and sums of such, stay exact in a Redis reply (a double, exact to 2^53) and never
+     * overflow the bucket arithmetic.
+     */
+    public static final long MAX_LIMIT = 1_000_000_000_000L;
+
     public ModelLimits {
         requirePositive("requestsPerMinute", requestsPerMinute);
         requirePositive("inputTokensPerMinute", inputTokensPerMinute);
@@ -44,6 +52,9 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
     static void requirePositive(String name, @Nullable Long value) {
         if (value != null && value <= 0) {
             throw new IllegalArgumentException(name + " must be positive (or unset for no limit), was " + value);
+        }
+        if (value != null && value > MAX_LIMIT) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_LIMIT + ", was " + value);
         }
     }
 

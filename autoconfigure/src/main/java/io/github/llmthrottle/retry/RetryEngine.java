@@ -8,6 +8,7 @@ import java.util.random.RandomGenerator;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.time.TimeSource;
+import io.github.llmthrottle.provider.LogText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -346,9 +347,9 @@ public final class RetryEngine {
                 String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
                 String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
                 String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
-                logger.debug("Client '" + client + "', model '" + model + "': retry " + retry + " of "
+                logger.debug(LogText.escape("Client '" + client + "', model '" + model + "': retry " + retry + " of "
                         + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
-                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")");
+                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")"));
             }
             try {
                 if (Thread.currentThread().isInterrupted()) {

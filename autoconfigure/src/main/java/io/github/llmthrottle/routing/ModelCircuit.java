@@ -7,6 +7,7 @@ import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
+import io.github.llmthrottle.provider.LogText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -212,10 +213,10 @@ public final class ModelCircuit {
         String message = "Circuit of client '" + this.client + "', model '" + this.model + "': " + previous + " -> "
                 + next;
         if (next == CircuitState.OPEN) {
-            logger.warn(message + "; calls fail fast for " + this.settings.openWait());
+            logger.warn(LogText.escape(message + "; calls fail fast for " + this.settings.openWait()));
         }
         else {
-            logger.info(message);
+            logger.info(LogText.escape(message));
         }
     }
 

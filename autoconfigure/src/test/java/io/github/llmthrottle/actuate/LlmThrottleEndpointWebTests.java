@@ -164,8 +164,14 @@ class LlmThrottleEndpointWebTests {
                     "{\"outputTokensPerMinute\":-5}");
             assertThat(response.statusCode()).isEqualTo(400);
             assertThat(response.body()).contains("outputTokensPerMinute").contains("-5");
+            HttpResponse<String> huge = app.post("/llmthrottle/anthropic/" + OPUS,
+                    "{\"inputTokensPerMinute\":9223372036854775807}");
+            assertThat(huge.statusCode()).isEqualTo(400);
+            assertThat(huge.body()).contains("inputTokensPerMinute").contains("must be at most");
             assertThat(app.json("/llmthrottle/anthropic/" + OPUS).path("limits").path("outputTokensPerMinute").asLong())
                 .isEqualTo(20_000);
+            assertThat(app.json("/llmthrottle/anthropic/" + OPUS).path("limits").path("inputTokensPerMinute").asLong())
+                .isEqualTo(100_000);
             assertThat(app.post("/llmthrottle/anthropic/no-such-model", "{\"requestsPerMinute\":5}").statusCode())
                 .isEqualTo(404);
         }

@@ -193,6 +193,23 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void everyLimitIsBoundedSoThatItsArithmeticCannotOverflow() {
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        client.setModels(Map.of("opus", opus));
+        opus.setInputTokensPerMinute(ModelLimits.MAX_LIMIT);
+        assertThat(map().clients().get("a").limitsOf("opus").inputTokensPerMinute()).isEqualTo(ModelLimits.MAX_LIMIT);
+        opus.setInputTokensPerMinute(Long.MAX_VALUE);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.input-tokens-per-minute", "must be at most");
+        opus.setInputTokensPerMinute(null);
+        opus.setTokensPerMonth(Long.MAX_VALUE / 2);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.tokens-per-month", "must be at most");
+        opus.setTokensPerMonth(null);
+        this.properties.getTenants().getDefault().setOutputTokensPerMinute(ModelLimits.MAX_LIMIT + 1);
+        assertInvalid(this::map, "llm.throttle.tenants.default.output-tokens-per-minute", "must be at most");
+    }
+
+    @Test
     void fallbackMustNameAnotherConfiguredModel() {
         ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         ModelProperties opus = new ModelProperties();
@@ -302,6 +319,30 @@ class ThrottleSettingsMapperTests {
         client.setModels(Map.of("sonnet", sonnet, "sonnet@east", new ModelProperties()));
         assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments",
                 "is also the name of a configured model");
+    }
+
+    @Test
+    void aliasesAreMappedAndEachNamesOneModelOnly() {
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties sonnet = new ModelProperties();
+        sonnet.setAliases(List.of("sonnet", "claude-sonnet-latest"));
+        ModelProperties opus = new ModelProperties();
+        client.setModels(new java.util.LinkedHashMap<>(Map.of("claude-sonnet-4-5", sonnet)));
+        client.getModels().put("claude-opus-4-7", opus);
+        ClientSettings settings = map().clients().get("a");
+        assertThat(settings.models().get("claude-sonnet-4-5").aliases()).containsExactly("sonnet",
+                "claude-sonnet-latest");
+        assertThat(settings.configuredModelOf("claude-sonnet-latest")).isEqualTo("claude-sonnet-4-5");
+        opus.setAliases(List.of("sonnet"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]",
+                "is listed already, as an alias of model 'claude-sonnet-4-5'");
+        opus.setAliases(List.of("claude-sonnet-4-5"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]",
+                "is the name of a configured model");
+        opus.setAliases(List.of("opus@east"));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]", "names a deployment");
+        opus.setAliases(List.of(" "));
+        assertInvalid(this::map, "llm.throttle.clients.a.models.claude-opus-4-7.aliases[0]", "is not a model name");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.github.llmthrottle.client;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -125,6 +127,51 @@ class DeploymentsTests {
             assertThat(client.model(WEST).getTotals().snapshot().attempts()).isEqualTo(2);
             assertThat(client.model(WEST).getTotals().snapshot().inputTokens()).isPositive();
         });
+    }
+
+    @Test
+    void aRequestNamingADeploymentIsACallOfItsModelRoutedAsAnyOther() {
+        this.runner.run((context) -> {
+            String body = "{\"model\":\"" + WEST
+                    + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+            restClient(context).post()
+                .uri("/v1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(body)
+                .retrieve()
+                .body(String.class);
+            // the model's call, sent to the deployment that admits it soonest (east, by
+            // configuration order), not an attempt on west's limiter sent to east
+            assertThat(client(context).model(SONNET).getTotals().snapshot().calls()).isEqualTo(1);
+            assertThat(observer(context).attempts).containsExactly(EAST + ":SUCCESS");
+        });
+    }
+
+    @Test
+    void aDeploymentThatCannotAdmitTheCallHandsItToTheOther() throws IOException {
+        this.runner
+            .withPropertyValues(
+                    "llm.throttle.clients.anthropic.models." + SONNET + ".deployments.east.max-concurrency=1",
+                    "llm.throttle.queue.max-wait=200ms")
+            .run((context) -> {
+                RestClient restClient = restClient(context);
+                // a stream left open holds east's only concurrency slot
+                InputStream held = restClient.post()
+                    .uri("/v1/messages")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body("{\"model\":\"" + SONNET + "\",\"max_tokens\":16,\"stream\":true,"
+                            + "\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
+                    .exchange((request, response) -> response.getBody(), false);
+                try (held) {
+                    // east's buckets would admit at once, so it comes first; its slot
+                    // does not come back within max-wait, and west takes the call
+                    assertThat(call(restClient)).contains("\"type\":\"message\"");
+                    assertThat(this.east.stats(SONNET).attempts()).isEqualTo(1);
+                    assertThat(this.west.stats(SONNET).successes()).isEqualTo(1);
+                    // the stream's attempt is reported when it ends
+                    assertThat(observer(context).attempts).containsExactly(WEST + ":SUCCESS");
+                }
+            });
     }
 
     @Test

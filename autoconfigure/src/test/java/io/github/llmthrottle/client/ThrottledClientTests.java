@@ -139,6 +139,23 @@ class ThrottledClientTests {
     }
 
     @Test
+    void aRateLimitWithOnlyTheResetOfTheExhaustedBucketPausesTheModelUntilTheCallFits() throws IOException {
+        this.provider.then(429, RATE_LIMITED, "anthropic-ratelimit-input-tokens-limit", "60000",
+                "anthropic-ratelimit-input-tokens-remaining", "0", "anthropic-ratelimit-input-tokens-reset",
+                "2026-08-20T10:00:59Z");
+        ThrottledClient client = client(new ModelLimits(1000L, 100_000L, 10_000L, null), new RetrySettings(0,
+                Duration.ofMillis(500), 2.0, Duration.ofSeconds(30), Jitter.NONE, true, Duration.ofSeconds(60)));
+        Instant start = this.clock.instant();
+        assertThatExceptionOfType(RetriesExhaustedException.class)
+            .isThrownBy(() -> client.exchange(request(REQUEST), this.provider));
+        // the reset is when the bucket is full again, 59 s away; the call's few input
+        // tokens come back at 1000 a second
+        Instant pausedUntil = client.model(MODEL).getLimiter().state().pausedUntil();
+        assertThat(pausedUntil).isNotNull();
+        assertThat(Duration.between(start, pausedUntil)).isPositive().isLessThan(Duration.ofSeconds(1));
+    }
+
+    @Test
     void callCompletesOnceWithItsDurationFromStartToEndRetriesIncluded() throws IOException {
         this.provider.then(429, RATE_LIMITED, "retry-after", "1").then(200, MESSAGE);
         this.client.exchange(request(REQUEST), this.provider);
@@ -179,6 +196,20 @@ class ThrottledClientTests {
         finally {
             logging.setLogLevel("io.github.llmthrottle.retry", null);
         }
+    }
+
+    @Test
+    void aModelNameOrAnErrorTypeWithLineBreaksCannotForgeLogLines(CapturedOutput output) {
+        String forged = """
+                {"type":"error","error":{"type":"rate_limit_error\\nFORGED ERROR","message":"slow down"}}""";
+        this.provider.then(429, forged, "retry-after", "1", "request-id", "req_1\r\nFORGED ID")
+            .then(429, forged, "retry-after", "1")
+            .then(429, forged, "retry-after", "1");
+        assertThatExceptionOfType(RetriesExhaustedException.class).isThrownBy(() -> this.client
+            .exchange(request(REQUEST.replace("\"opus\"", "\"other\\nFORGED MODEL\"")), this.provider));
+        assertThat(output).contains("model 'other\\nFORGED MODEL'")
+            .contains("rate_limit_error\\nFORGED ERROR")
+            .doesNotContain("\nFORGED");
     }
 
     private void assertEveryStepIsLogged(CapturedOutput output) {

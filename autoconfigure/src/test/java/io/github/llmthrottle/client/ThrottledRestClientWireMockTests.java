@@ -387,6 +387,43 @@ class ThrottledRestClientWireMockTests {
     }
 
     @Test
+    void aDatedSnapshotAndAnAliasShareTheConfiguredModelsBucketAndAreSentAsNamed() {
+        this.server.stubFor(post("/v1/messages").willReturn(okJson()));
+        String opus = "llm.throttle.clients.anthropic.models.claude-opus-4-7.";
+        this.runner
+            .withPropertyValues(opus + "requests-per-minute=2", opus + "aliases[0]=opus-latest",
+                    "llm.throttle.queue.max-wait=0s")
+            .run((context) -> {
+                RestClient restClient = context.getBean("anthropicRestClient", RestClient.class);
+                callAs(restClient, "claude-opus-4-7-20260101");
+                callAs(restClient, "opus-latest");
+                // the two requests a minute are spent: the model's own name waits too
+                assertThatExceptionOfType(LlmThrottleException.class)
+                    .isThrownBy(() -> callAs(restClient, "claude-opus-4-7"))
+                    .satisfies((ex) -> assertThat(ex.getModel()).isEqualTo("claude-opus-4-7"));
+                ThrottledClient client = context.getBean(LlmThrottleRegistry.class).getClient("anthropic");
+                assertThat(client.getModels()).containsOnlyKeys("claude-opus-4-7");
+                assertThat(client.model("opus-latest")).isSameAs(client.model("claude-opus-4-7"));
+                assertThat(client.model("claude-opus-4-7").getTotals().snapshot().succeeded()).isEqualTo(2);
+                this.server.verify(1,
+                        postRequestedFor(urlEqualTo("/v1/messages"))
+                            .withRequestBody(com.github.tomakehurst.wiremock.client.WireMock
+                                .containing("\"model\":\"claude-opus-4-7-20260101\"")));
+                this.server.verify(1, postRequestedFor(urlEqualTo("/v1/messages")).withRequestBody(
+                        com.github.tomakehurst.wiremock.client.WireMock.containing("\"model\":\"opus-latest\"")));
+            });
+    }
+
+    private static String callAs(RestClient client, String model) {
+        return client.post()
+            .uri("/v1/messages")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body(BODY.replace("claude-opus-4-7", model))
+            .retrieve()
+            .body(String.class);
+    }
+
+    @Test
     void aDeploymentWithItsOwnKeyGetsNoneOfTheCallersCredentials() {
         script(aResponse().withStatus(529).withBody(OVERLOADED));
         this.otherServer.stubFor(post("/v1/messages").willReturn(okJson()));
