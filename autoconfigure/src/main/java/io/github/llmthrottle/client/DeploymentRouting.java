@@ -7,10 +7,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
@@ -31,22 +28,17 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Where to.</b> The request's URI keeps its path below the client's base URL and its
  * query, under the deployment's base URL; the deployment's API key goes in the provider's
- * authentication header, and its own headers are set too. A deployment that sets a
- * credential header (its API key, or one of its headers) has the request's other
- * credential headers removed: the caller's key goes only where the caller sent it.
+ * authentication header, and its own headers are set too. A deployment that brings
+ * credentials of its own (its API key, or an authenticating header among its headers)
+ * gets none of the caller's ({@link Credentials}: other credential headers, the
+ * organisation and project the caller's key belongs to, a key in the query): the caller's
+ * credentials go only where the caller sent them.
  * <p>
  * <b>What.</b> Only model calls are routed: a token count or a request the provider does
  * not meter ({@link io.github.llmthrottle.provider.EndpointClass}) goes where the caller
  * sent it, with the caller's key ({@link ThrottledClient#exchange} never hands it here).
  */
 final class DeploymentRouting {
-
-    /**
-     * The headers that carry an API key or token, in lower case: OpenAI's and most APIs'
-     * {@code Authorization}, Anthropic's {@code x-api-key}, Azure OpenAI's
-     * {@code api-key}.
-     */
-    static final Set<String> CREDENTIAL_HEADERS = Set.of("authorization", "x-api-key", "api-key");
 
     private DeploymentRouting() {
     }
@@ -85,7 +77,10 @@ final class DeploymentRouting {
     }
 
     /**
-     * Where one attempt to {@code deployment} goes.
+     * Where one attempt to {@code deployment} goes. A deployment with credentials of its
+     * own (its API key, or an authenticating header among its headers) gets none of the
+     * caller's: every credential header and query parameter ({@link Credentials}) is
+     * taken off the request before the deployment's headers are set.
      * @param settings the client's settings
      * @param request the request as the caller sent it
      * @param deployment the deployment
@@ -102,21 +97,13 @@ final class DeploymentRouting {
         if (target.apiKey() != null) {
             headers.putAll(settings.provider().authHeaders(target.apiKey()));
         }
-        return new ProviderTarget(deployment.name, uri, headers, replacedCredentials(headers.keySet()));
-    }
-
-    /**
-     * The credential headers to take off a request whose deployment sets one of its own:
-     * every other one ({@link #CREDENTIAL_HEADERS}), so that the caller's key (an
-     * {@code Authorization} token beside the deployment's {@code x-api-key}, say) never
-     * reaches the deployment's endpoint; none when the deployment sets no credential.
-     */
-    private static Set<String> replacedCredentials(Set<String> set) {
-        Set<String> names = set.stream().map((name) -> name.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
-        if (CREDENTIAL_HEADERS.stream().noneMatch(names::contains)) {
-            return Set.of();
+        if (!Credentials.authenticates(headers.keySet())) {
+            // the caller's credentials are the deployment's too (another region of the
+            // same account, say)
+            return new ProviderTarget(deployment.name, uri, headers);
         }
-        return CREDENTIAL_HEADERS.stream().filter((name) -> !names.contains(name)).collect(Collectors.toSet());
+        return new ProviderTarget(deployment.name, Credentials.withoutQueryCredentials(uri), headers,
+                Credentials.HEADERS);
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.Set;
 
 /**
  * Where one attempt of a call goes when its model is served by several deployments: the
- * request's URI moved onto the chosen deployment's base URL, the headers to set on it
+ * request's URI moved onto the chosen deployment's base URL (without the caller's
+ * credentials in its query when the deployment brings its own), the headers to set on it
  * (the deployment's authentication and own headers, replacing any of the same name), and
  * the headers to take off it (the request's own credentials, when the deployment brings
  * its own: they must not reach another organisation's or provider's endpoint).

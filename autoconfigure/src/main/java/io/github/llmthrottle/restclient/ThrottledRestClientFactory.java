@@ -8,6 +8,7 @@ import io.github.llmthrottle.client.ThrottledClient;
 
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
+import org.springframework.boot.http.client.HttpRedirects;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.client.RestClient;
 
@@ -16,6 +17,12 @@ import org.springframework.web.client.RestClient;
  * {@code RestClient.Builder}, so that Boot's HTTP client choice, message converters and
  * observation apply: base URL, default headers, the auth header of the provider's
  * dialect, timeouts, and the throttling request factory.
+ * <p>
+ * It never follows a redirect: every request carries the client's API key, and the HTTP
+ * clients Boot may choose would send it on to the host a {@code Location} names (those
+ * that drop a credential on the way drop {@code Authorization}, not {@code x-api-key} or
+ * {@code api-key}). A 3xx answer reaches the caller as it is, its {@code Location}
+ * readable, whatever {@code spring.http.clients.redirects} says.
  */
 public final class ThrottledRestClientFactory {
 
@@ -60,8 +67,11 @@ public final class ThrottledRestClientFactory {
                     + this.registry.getClients().keySet());
         }
         ClientSettings settings = client.getSettings();
-        HttpClientSettings httpSettings = this.httpClientSettings.withTimeouts(settings.connectTimeout(),
-                settings.readTimeout());
+        // an HTTP client that follows a redirect sends the key along, to whatever host
+        // the Location names: a 3xx reaches the caller instead
+        HttpClientSettings httpSettings = this.httpClientSettings
+            .withTimeouts(settings.connectTimeout(), settings.readTimeout())
+            .withRedirects(HttpRedirects.DONT_FOLLOW);
         return this.builders.get()
             .baseUrl(settings.baseUrl().toString())
             .defaultHeaders((headers) -> defaultHeaders(settings, headers))
