@@ -3,6 +3,9 @@ package io.github.llmthrottle.limit;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.provider.RateLimitSnapshot;
+import org.jspecify.annotations.Nullable;
+
 /**
  * What one attempt took from its long-window quotas ({@link TokenQuotas#reserve}): its
  * estimate at first, corrected by {@link #settle(long)} to what it used, or given back by
@@ -84,7 +87,12 @@ public final class QuotaReservation {
 
         @Override
         public void settle(long inputTokens, long outputTokens) {
-            this.delegate.settle(inputTokens, outputTokens);
+            settle(inputTokens, outputTokens, null);
+        }
+
+        @Override
+        public void settle(long inputTokens, long outputTokens, @Nullable RateLimitSnapshot settledHeaders) {
+            this.delegate.settle(inputTokens, outputTokens, settledHeaders);
             this.settled = true;
             if (!this.refused) {
                 QuotaReservation.this.settle(Dimension.saturatedAdd(inputTokens, outputTokens));

@@ -321,6 +321,49 @@ class ThrottledClientTests {
         second.body().close();
     }
 
+    @Test
+    void theHeadersOfAWholeResponseCountItsUnusedMaxTokensGivenBackOnce() throws IOException {
+        // written after the provider settled the call at its 40 output tokens: 3,210 left
+        // there, and no more here once the call is settled (not 3,210 + the 960 unused)
+        this.provider.then(200, MESSAGE, "content-type", "application/json", "anthropic-ratelimit-output-tokens-limit",
+                "10000", "anthropic-ratelimit-output-tokens-remaining", "3210",
+                "anthropic-ratelimit-output-tokens-reset", this.clock.instant().plusSeconds(41).toString());
+        this.client.exchange(request(REQUEST), this.provider);
+        assertThat(availableOutputTokens()).isEqualTo(3210);
+    }
+
+    @Test
+    void theHeadersOfAStreamCountWhatItReservedAndItsUnusedMaxTokensAreGivenBackWhenItEnds() throws IOException {
+        // written before the answer: the provider still counts the 1,000 reserved
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream",
+                "anthropic-ratelimit-output-tokens-limit", "10000", "anthropic-ratelimit-output-tokens-remaining",
+                "3210", "anthropic-ratelimit-output-tokens-reset", this.clock.instant().plusSeconds(41).toString());
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        assertThat(availableOutputTokens()).isEqualTo(3210);
+        try (InputStream body = response.body()) {
+            body.readAllBytes();
+        }
+        assertThat(availableOutputTokens()).isEqualTo(3210 + 1000 - 30);
+    }
+
+    @Test
+    void theHeadersOfAnErrorCountNothingOfTheRefusedCall() throws IOException {
+        // the provider refused the call: 3,210 left there, and no more here once its
+        // reservation is given back
+        this.provider.then(400, """
+                {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}""", "content-type",
+                "application/json", "anthropic-ratelimit-output-tokens-limit", "10000",
+                "anthropic-ratelimit-output-tokens-remaining", "3210", "anthropic-ratelimit-output-tokens-reset",
+                this.clock.instant().plusSeconds(41).toString());
+        this.client.exchange(request(REQUEST), this.provider);
+        assertThat(availableOutputTokens()).isEqualTo(3210);
+    }
+
+    private long availableOutputTokens() {
+        return this.client.model(MODEL).getLimiter().state().available().outputTokens();
+    }
+
     private long availableInputTokens() {
         return this.client.model(MODEL).getLimiter().state().available().inputTokens();
     }
