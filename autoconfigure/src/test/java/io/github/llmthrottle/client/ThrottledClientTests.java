@@ -46,6 +46,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * The call pipeline on its own, with a fake transport instead of an HTTP server and a
@@ -358,6 +359,21 @@ class ThrottledClientTests {
                 this.clock.instant().plusSeconds(41).toString());
         this.client.exchange(request(REQUEST), this.provider);
         assertThat(availableOutputTokens()).isEqualTo(3210);
+    }
+
+    @Test
+    void theHeadersOfA429CountNothingOfTheRefusedAttempt() throws IOException {
+        // refused with 3,210 left: the retry finds no more here than that and the refill
+        Instant start = this.clock.instant();
+        this.provider
+            .then(429, RATE_LIMITED, "retry-after", "1", "content-type", "application/json",
+                    "anthropic-ratelimit-output-tokens-limit", "10000", "anthropic-ratelimit-output-tokens-remaining",
+                    "3210", "anthropic-ratelimit-output-tokens-reset", start.plusSeconds(41).toString())
+            .then(200, MESSAGE, "content-type", "application/json");
+        this.client.exchange(request(REQUEST), this.provider);
+        long refilled = Duration.between(start, this.clock.instant()).toMillis() * 10_000 / 60_000;
+        // the retry took its 1,000 and gave back the 960 it did not use
+        assertThat(availableOutputTokens()).isCloseTo(3210 + refilled - 40, within(2L));
     }
 
     private long availableOutputTokens() {
