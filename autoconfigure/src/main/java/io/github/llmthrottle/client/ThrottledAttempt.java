@@ -235,8 +235,12 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                 // billed from here on, whatever follows (an error event, a broken body)
                 this.quota.answered();
             }
-            calibrate(RateLimitHeaders.parse(settings().provider(), headers, this.call.client.time.instant()));
+            RateLimitSnapshot rateLimits = RateLimitHeaders.parse(settings().provider(), headers,
+                    this.call.client.time.instant());
             if (this.call.streaming || EVENT_STREAM.equals(headers.mediaType())) {
+                // written before the answer: the provider still counts what the call
+                // reserved, as the buckets here do until the stream ends
+                calibrate(rateLimits);
                 return stream(response, status, headers, permit);
             }
             ended(Outcome.SUCCESS, status);
@@ -245,6 +249,8 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                 body = readBody(in, headers.contentLength());
             }
             catch (IOException ex) {
+                // unsettled: the buckets keep the whole reservation
+                calibrate(rateLimits);
                 if (Cancellation.isCancellation(ex)) {
                     throw ex;
                 }
@@ -256,8 +262,12 @@ final class ThrottledAttempt<R extends ProviderResponse> {
             Usage usage = this.call.client.usageReader.read(body);
             if (usage != null) {
                 usage = sane(usage);
-                permit.settle(usage.inputTokens(), usage.outputTokens());
+                // written once the provider had settled the call (see Permit)
+                permit.settle(usage.inputTokens(), usage.outputTokens(), rateLimits);
                 recordUsage(usage);
+            }
+            else {
+                calibrate(rateLimits);
             }
             permit.release(Permit.Outcome.SUCCESS);
             return ThrottledResponse.buffered(response, body);
@@ -269,18 +279,19 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
         Classification classification = this.call.client.classifier.classify(status, headers, errorBody);
         ended(classification.outcome(), status);
-        // a 429's remaining 0 empties the bucket, whatever drift let the call go
-        calibrate(classification.rateLimits());
         Duration serverWait = classification.serverWait();
         if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
             pauseModel(untilTheCallFits(classification, serverWait), "HTTP " + status, requestId);
         }
+        // an error's headers count nothing of this call: they are applied once the
+        // unused reservation is given back; a 429's remaining 0 then empties the
+        // bucket, whatever drift let the call go
         if (classification.retryable()) {
-            permit.settle(this.call.admission.inputTokens(), 0);
+            permit.settle(this.call.admission.inputTokens(), 0, classification.rateLimits());
             permit.release(isCapacitySignal(classification) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
             throw new RetryableResponseException(classification, response.toException(errorBody), requestId);
         }
-        permit.settle(0, 0);
+        permit.settle(0, 0, classification.rateLimits());
         permit.release(Permit.Outcome.IGNORED);
         if (observed != null) {
             this.observation.error(response.toException(errorBody));

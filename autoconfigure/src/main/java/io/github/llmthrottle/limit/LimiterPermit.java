@@ -2,6 +2,9 @@ package io.github.llmthrottle.limit;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.llmthrottle.provider.RateLimitSnapshot;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@link Permit} of an attempt a {@link ModelLimiter} admitted: its
  * {@link Reservation} in the buckets and its slot in the {@link AdaptiveConcurrency}.
@@ -47,11 +50,19 @@ final class LimiterPermit implements Permit {
 
     @Override
     public void settle(long inputTokens, long outputTokens) {
+        settle(inputTokens, outputTokens, null);
+    }
+
+    @Override
+    public void settle(long inputTokens, long outputTokens, @Nullable RateLimitSnapshot settledHeaders) {
         if (inputTokens < 0 || outputTokens < 0) {
             throw new IllegalArgumentException(
                     "Token counts must not be negative: input=" + inputTokens + ", output=" + outputTokens);
         }
-        this.limiter.update((now) -> this.reservation.settle(inputTokens, outputTokens, this.limiter.gaveBack));
+        this.limiter.update((now) -> {
+            this.reservation.settle(inputTokens, outputTokens, this.limiter.gaveBack);
+            this.limiter.applyHeaders(settledHeaders, now);
+        });
     }
 
     @Override

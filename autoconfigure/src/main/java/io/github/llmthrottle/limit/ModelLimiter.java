@@ -332,10 +332,19 @@ public final class ModelLimiter implements Admission {
      * @param snapshot the headers of one response
      */
     public void calibrate(RateLimitSnapshot snapshot) {
-        update((now) -> {
+        update((now) -> applyHeaders(snapshot, now));
+    }
+
+    /**
+     * Applies the headers of one response, if any, with the lock held (by
+     * {@link #calibrate} and by a {@link Permit#settle(long, long, RateLimitSnapshot)
+     * settlement} that carries them).
+     */
+    void applyHeaders(@Nullable RateLimitSnapshot snapshot, long now) {
+        if (snapshot != null && !snapshot.isEmpty()) {
             this.calibration.apply(snapshot, this.timeSource.instant());
             this.slowStart.calibrated(now);
-        });
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.github.llmthrottle.limit;
 
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -131,7 +132,12 @@ public final class QuotaReservation {
 
         @Override
         public void settle(long inputTokens, long outputTokens) {
-            this.delegate.settle(inputTokens, outputTokens);
+            settle(inputTokens, outputTokens, null);
+        }
+
+        @Override
+        public void settle(long inputTokens, long outputTokens, @Nullable RateLimitSnapshot settledHeaders) {
+            this.delegate.settle(inputTokens, outputTokens, settledHeaders);
             this.settled = true;
             if (!this.refused || QuotaReservation.this.answered) {
                 QuotaReservation.this.settle(Dimension.saturatedAdd(inputTokens, outputTokens));

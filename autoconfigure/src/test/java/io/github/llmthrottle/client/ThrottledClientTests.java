@@ -49,6 +49,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * The call pipeline on its own, with a fake transport instead of an HTTP server and a
@@ -398,6 +399,64 @@ class ThrottledClientTests {
                 {"model":"opus","max_tokens":1000,"stream":%s,
                  "system":[{"type":"text","text":"%s","cache_control":{"type":"ephemeral"}}],
                  "messages":[{"role":"user","content":"%s"}]}""".formatted(stream, system, question);
+    }
+
+    @Test
+    void theHeadersOfAWholeResponseCountItsUnusedMaxTokensGivenBackOnce() throws IOException {
+        // written after the provider settled the call at its 40 output tokens: 3,210 left
+        // there, and no more here once the call is settled (not 3,210 + the 960 unused)
+        this.provider.then(200, MESSAGE, "content-type", "application/json", "anthropic-ratelimit-output-tokens-limit",
+                "10000", "anthropic-ratelimit-output-tokens-remaining", "3210",
+                "anthropic-ratelimit-output-tokens-reset", this.clock.instant().plusSeconds(41).toString());
+        this.client.exchange(request(REQUEST), this.provider);
+        assertThat(availableOutputTokens()).isEqualTo(3210);
+    }
+
+    @Test
+    void theHeadersOfAStreamCountWhatItReservedAndItsUnusedMaxTokensAreGivenBackWhenItEnds() throws IOException {
+        // written before the answer: the provider still counts the 1,000 reserved
+        this.provider.then(200, STREAM_START + STREAM_END, "content-type", "text/event-stream",
+                "anthropic-ratelimit-output-tokens-limit", "10000", "anthropic-ratelimit-output-tokens-remaining",
+                "3210", "anthropic-ratelimit-output-tokens-reset", this.clock.instant().plusSeconds(41).toString());
+        ThrottledResponse<FakeProvider.Response> response = this.client.exchange(request(STREAM_REQUEST),
+                this.provider);
+        assertThat(availableOutputTokens()).isEqualTo(3210);
+        try (InputStream body = response.body()) {
+            body.readAllBytes();
+        }
+        assertThat(availableOutputTokens()).isEqualTo(3210 + 1000 - 30);
+    }
+
+    @Test
+    void theHeadersOfAnErrorCountNothingOfTheRefusedCall() throws IOException {
+        // the provider refused the call: 3,210 left there, and no more here once its
+        // reservation is given back
+        this.provider.then(400, """
+                {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}""", "content-type",
+                "application/json", "anthropic-ratelimit-output-tokens-limit", "10000",
+                "anthropic-ratelimit-output-tokens-remaining", "3210", "anthropic-ratelimit-output-tokens-reset",
+                this.clock.instant().plusSeconds(41).toString());
+        this.client.exchange(request(REQUEST), this.provider);
+        assertThat(availableOutputTokens()).isEqualTo(3210);
+    }
+
+    @Test
+    void theHeadersOfA429CountNothingOfTheRefusedAttempt() throws IOException {
+        // refused with 3,210 left: the retry finds no more here than that and the refill
+        Instant start = this.clock.instant();
+        this.provider
+            .then(429, RATE_LIMITED, "retry-after", "1", "content-type", "application/json",
+                    "anthropic-ratelimit-output-tokens-limit", "10000", "anthropic-ratelimit-output-tokens-remaining",
+                    "3210", "anthropic-ratelimit-output-tokens-reset", start.plusSeconds(41).toString())
+            .then(200, MESSAGE, "content-type", "application/json");
+        this.client.exchange(request(REQUEST), this.provider);
+        long refilled = Duration.between(start, this.clock.instant()).toMillis() * 10_000 / 60_000;
+        // the retry took its 1,000 and gave back the 960 it did not use
+        assertThat(availableOutputTokens()).isCloseTo(3210 + refilled - 40, within(2L));
+    }
+
+    private long availableOutputTokens() {
+        return this.client.model(MODEL).getLimiter().state().available().outputTokens();
     }
 
     private long availableInputTokens() {

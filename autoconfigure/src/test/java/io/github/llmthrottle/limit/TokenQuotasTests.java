@@ -12,6 +12,7 @@ import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.TokenQuotaExceededException;
 import io.github.llmthrottle.limit.QuotaSettings.ClientQuotas;
+import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.Test;
 
@@ -295,6 +296,10 @@ class TokenQuotasTests {
 
         @Override
         public void settle(long inputTokens, long outputTokens) {
+        }
+
+        @Override
+        public void settle(long inputTokens, long outputTokens, RateLimitSnapshot settledHeaders) {
         }
 
         @Override

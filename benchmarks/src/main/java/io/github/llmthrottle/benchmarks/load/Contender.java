@@ -27,6 +27,16 @@ public interface Contender extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Which limits the provider's 429s to this contender's attempts were for, and when,
+     * for contenders that see their attempts.
+     * @param startNanos when the run started, on {@link System#nanoTime()}
+     * @return a line for the report, or {@code null} when this contender does not know
+     */
+    default String rateLimitedBy(long startNanos) {
+        return null;
+    }
+
     @Override
     default void close() {
     }

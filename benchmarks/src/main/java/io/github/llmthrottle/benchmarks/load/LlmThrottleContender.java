@@ -22,6 +22,8 @@ final class LlmThrottleContender implements Contender {
 
     private final LoadScenario scenario;
 
+    private final RateLimitLog rateLimits = new RateLimitLog();
+
     LlmThrottleContender(String baseUrl, LoadScenario scenario, boolean configureLimits) {
         this.scenario = scenario;
         Map<String, Object> limits = configureLimits
@@ -29,7 +31,11 @@ final class LlmThrottleContender implements Contender {
                         scenario.inputTokensPerMinute(), "output-tokens-per-minute", scenario.outputTokensPerMinute())
                 : Map.of();
         this.context = ThrottleApplication.start(baseUrl, scenario.model(), limits);
-        this.client = this.context.getBean("anthropicRestClient", RestClient.class);
+        // below llm-throttle's interceptor: it sees every attempt
+        this.client = this.context.getBean("anthropicRestClient", RestClient.class)
+            .mutate()
+            .requestInterceptor(this.rateLimits)
+            .build();
     }
 
     @Override
@@ -42,6 +48,11 @@ final class LlmThrottleContender implements Contender {
     public boolean drain(String body) {
         PlainRestClients.post(this.client, body);
         return true;
+    }
+
+    @Override
+    public String rateLimitedBy(long startNanos) {
+        return this.rateLimits.describe(startNanos);
     }
 
     @Override

@@ -35,6 +35,7 @@ import org.springframework.web.client.RestClient;
  * {@link LoadScenario#deadline()} later count as failed. <pre>
  * java -cp benchmarks/target/benchmarks.jar io.github.llmthrottle.benchmarks.load.LoadComparison \
  *     [--scenario steady|shifting|burst] [--seconds 20] [--rate CALLS_PER_SECOND] [--bucket-window SECONDS] \
+ *     [--limits RPM,ITPM,OTPM] [--output MAX_TOKENS,OUTPUT_TOKENS] [--latency MILLIS] \
  *     [--late CALLS,MILLIS] [--only SUBSTRING[,SUBSTRING...]]
  * </pre> {@code steady} (the default) is {@link LoadScenario#twiceTheLimit(Duration)},
  * {@code shifting} is {@link LoadScenario#shiftingPrompts(Duration)}, {@code burst} is
@@ -43,7 +44,10 @@ import org.springframework.web.client.RestClient;
  * many seconds of each limit (60 for a whole minute); {@code --late} makes the calls
  * after the first (for llm-throttle, the first wave after its probe) reach the provider's
  * buckets that much later (the simulator's delay before admission), as they may on a busy
- * machine.
+ * machine. {@code --limits}, {@code --output} and {@code --latency} change the provider's
+ * limits, the calls' {@code max_tokens} and answer length, and the provider's time to
+ * answer. For llm-throttle it also prints which limit each 429 was for, and when, from
+ * the 429's message.
  */
 public final class LoadComparison {
 
@@ -74,6 +78,9 @@ public final class LoadComparison {
         String scenarioName = "steady";
         int lateCalls = 0;
         Duration lateBy = Duration.ZERO;
+        long[] limits = null;
+        int[] output = null;
+        Duration latency = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--scenario" -> scenarioName = args[++i];
@@ -81,6 +88,9 @@ public final class LoadComparison {
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--only" -> only = List.of(args[++i].toLowerCase(Locale.ROOT).split(","));
                 case "--bucket-window" -> window = Duration.ofSeconds(Long.parseLong(args[++i]));
+                case "--limits" -> limits = Arrays.stream(args[++i].split(",")).mapToLong(Long::parseLong).toArray();
+                case "--output" -> output = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--latency" -> latency = Duration.ofMillis(Long.parseLong(args[++i]));
                 case "--late" -> {
                     String[] late = args[++i].split(",");
                     lateCalls = Integer.parseInt(late[0]);
@@ -88,6 +98,7 @@ public final class LoadComparison {
                 }
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]
                         + "; use --scenario steady|shifting|burst, --seconds N, --rate R, --bucket-window S, "
+                        + "--limits RPM,ITPM,OTPM, --output MAX_TOKENS,OUTPUT_TOKENS, --latency MILLIS, "
                         + "--late CALLS,MILLIS, --only a,b");
             }
         }
@@ -103,6 +114,22 @@ public final class LoadComparison {
         }
         if (rate != null) {
             scenario = scenario.withCallsPerSecond(rate);
+        }
+        if (limits != null) {
+            if (limits.length != 3) {
+                throw new IllegalArgumentException("--limits takes RPM,ITPM,OTPM, was " + Arrays.toString(limits));
+            }
+            scenario = scenario.withLimits(limits[0], limits[1], limits[2]);
+        }
+        if (output != null) {
+            if (output.length != 2) {
+                throw new IllegalArgumentException(
+                        "--output takes MAX_TOKENS,OUTPUT_TOKENS, was " + Arrays.toString(output));
+            }
+            scenario = scenario.withOutput(output[0], output[1]);
+        }
+        if (latency != null) {
+            scenario = scenario.withLatency(latency);
         }
         System.out.println(describe(scenario));
         if (lateCalls > 0) {
@@ -254,6 +281,10 @@ public final class LoadComparison {
         }
         finally {
             pool.shutdownNow();
+        }
+        String rateLimitedBy = contender.rateLimitedBy(startNanos);
+        if (rateLimitedBy != null) {
+            System.out.println("  429s by limit: " + rateLimitedBy);
         }
         Map<String, Integer> failed = new TreeMap<>();
         failures.forEach((cause, count) -> failed.put(cause, count.get()));

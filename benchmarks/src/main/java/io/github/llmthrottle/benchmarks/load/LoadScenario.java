@@ -42,6 +42,15 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
     public static final String MODEL = "claude-sonnet-4-5";
 
     public LoadScenario {
+        if (requestsPerMinute <= 0 || inputTokensPerMinute <= 0 || outputTokensPerMinute <= 0) {
+            throw new IllegalArgumentException("Limits must be positive, were RPM " + requestsPerMinute + ", ITPM "
+                    + inputTokensPerMinute + ", OTPM " + outputTokensPerMinute);
+        }
+        if (maxTokens <= 0 || outputTokens <= 0 || outputTokens > maxTokens) {
+            throw new IllegalArgumentException(
+                    "Answers must be of 1 to max_tokens tokens and max_tokens positive, were " + outputTokens + " and "
+                            + maxTokens);
+        }
         prompts = List.copyOf(prompts);
         laterPrompts = List.copyOf(laterPrompts);
     }
@@ -195,7 +204,8 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
         double inputTokens = averageInputTokens();
         double byRequests = this.requestsPerMinute / 60.0;
         double byInput = this.inputTokensPerMinute / 60.0 / inputTokens;
-        double byOutput = this.outputTokensPerMinute / 60.0 / this.maxTokens;
+        // the provider settles each call's output to what it produced
+        double byOutput = this.outputTokensPerMinute / 60.0 / this.outputTokens;
         return Math.min(byRequests, Math.min(byInput, byOutput));
     }
 
@@ -253,6 +263,42 @@ public record LoadScenario(String model, long requestsPerMinute, long inputToken
                 this.outputTokensPerMinute, this.latency, this.maxTokens, this.outputTokens, this.prompts,
                 this.laterPrompts, this.callsPerSecond, this.duration, this.drain, this.deadline, bucketWindow,
                 this.burst);
+    }
+
+    /**
+     * This scenario against other provider limits.
+     * @param requestsPerMinute the provider's RPM
+     * @param inputTokensPerMinute the provider's ITPM
+     * @param outputTokensPerMinute the provider's OTPM
+     * @return the new scenario
+     */
+    public LoadScenario withLimits(long requestsPerMinute, long inputTokensPerMinute, long outputTokensPerMinute) {
+        return new LoadScenario(this.model, requestsPerMinute, inputTokensPerMinute, outputTokensPerMinute,
+                this.latency, this.maxTokens, this.outputTokens, this.prompts, this.laterPrompts, this.callsPerSecond,
+                this.duration, this.drain, this.deadline, this.bucketWindow, this.burst);
+    }
+
+    /**
+     * This scenario with another {@code max_tokens} and answer length.
+     * @param maxTokens {@code max_tokens} of every call
+     * @param outputTokens output tokens of every answer
+     * @return the new scenario
+     */
+    public LoadScenario withOutput(int maxTokens, int outputTokens) {
+        return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
+                this.outputTokensPerMinute, this.latency, maxTokens, outputTokens, this.prompts, this.laterPrompts,
+                this.callsPerSecond, this.duration, this.drain, this.deadline, this.bucketWindow, this.burst);
+    }
+
+    /**
+     * This scenario with the provider answering in another time.
+     * @param latency the provider's time to answer one call
+     * @return the new scenario
+     */
+    public LoadScenario withLatency(Duration latency) {
+        return new LoadScenario(this.model, this.requestsPerMinute, this.inputTokensPerMinute,
+                this.outputTokensPerMinute, latency, this.maxTokens, this.outputTokens, this.prompts, this.laterPrompts,
+                this.callsPerSecond, this.duration, this.drain, this.deadline, this.bucketWindow, this.burst);
     }
 
 }

@@ -78,6 +78,26 @@ class LoadComparisonTests {
         assertThat(scenario.withBucketWindow(Duration.ofMinutes(1)).bucketWindow()).isEqualTo(Duration.ofMinutes(1));
     }
 
+    @Test
+    void theStartUpBurstAtEveryLimitOffersTwiceEachOneWithMaxTokensOfAFifthOfTheOutputBucket() {
+        // --scenario burst --limits 300,60000,15000 --output 1024,50
+        LoadScenario scenario = LoadScenario.startUpBurst(Duration.ofSeconds(20))
+            .withLimits(300, 60_000, 15_000)
+            .withOutput(1024, 50);
+        double offered = scenario.callsPerSecond();
+        assertThat(offered / (scenario.requestsPerMinute() / 60.0)).isEqualTo(2);
+        assertThat(offered / (scenario.inputTokensPerMinute() / 60.0 / scenario.averageInputTokens())).isBetween(1.9,
+                2.1);
+        assertThat(offered / (scenario.outputTokensPerMinute() / 60.0 / scenario.outputTokens())).isEqualTo(2);
+        assertThat(scenario.bindingCallsPerSecond()).isCloseTo(5, within(0.3));
+        // the provider's 20 s output bucket (5,000) holds the max_tokens of four calls
+        long outputBucket = scenario.outputTokensPerMinute() / 3;
+        assertThat(outputBucket / scenario.maxTokens()).isEqualTo(4);
+        assertThat(LoadComparison.describe(scenario)).contains("RPM 300", "OTPM 15,000", "max_tokens 1024",
+                "50 output tokens");
+        assertThat(scenario.withLatency(Duration.ofSeconds(1)).latency()).isEqualTo(Duration.ofSeconds(1));
+    }
+
     private static int tokens(String prompt) {
         return (prompt.length() + 3) / 4;
     }
