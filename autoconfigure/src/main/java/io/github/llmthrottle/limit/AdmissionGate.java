@@ -112,8 +112,9 @@ final class AdmissionGate {
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
         }
         waiter.beyondDeadline = false;
-        // its prompt's prefix may have been cached since it arrived
-        waiter.request = waiter.request.recounted();
+        // its prompt's prefix may have been cached since it arrived; a call above the
+        // provider's learned burst waits for a full bucket, its settlement takes the rest
+        waiter.request = this.buckets.withinBurst(waiter.request.recounted());
         AdmissionRequest request = waiter.request;
         LlmThrottleException failure = oversize(request, waiter.tenant);
         if (failure != null) {

@@ -59,6 +59,16 @@ public record AdmissionRequest(Priority priority, @Nullable String tenant, long 
     }
 
     /**
+     * This request asking for other token counts.
+     * @param inputTokens input tokens
+     * @param outputTokens output tokens
+     * @return the request
+     */
+    public AdmissionRequest withTokens(long inputTokens, long outputTokens) {
+        return new AdmissionRequest(this.priority, this.tenant, inputTokens, outputTokens, this.maxWait, this.recount);
+    }
+
+    /**
      * This request with its input estimated again, when that gives fewer tokens: a call
      * queued before its prompt's prefix was cached reserves only what the provider will
      * now count.

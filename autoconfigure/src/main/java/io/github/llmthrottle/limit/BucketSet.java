@@ -93,16 +93,46 @@ final class BucketSet {
     }
 
     /**
-     * The first dimension whose whole capacity (or the provider's burst, when lower) is
-     * less than the attempt needs, or null.
+     * The first dimension whose whole capacity (a minute's worth of its limit) is less
+     * than the attempt needs, or null. The provider's burst, learned from its headers, is
+     * no reason to refuse a call: see {@link #withinBurst}.
      */
     @Nullable Dimension oversize(long input, long output) {
         for (Map.Entry<Dimension, TokenBucket> entry : this.buckets.entrySet()) {
-            if (entry.getKey().cost(input, output) > entry.getValue().burstCapacity()) {
+            if (entry.getKey().cost(input, output) > entry.getValue().capacity()) {
                 return entry.getKey();
             }
         }
         return null;
+    }
+
+    /**
+     * The request as the buckets can take it at once: a call larger than the burst a
+     * bucket is held at (but within its capacity) asks for a full bucket, and its
+     * settlement takes the rest afterwards, so it waits for the bucket to fill instead of
+     * being refused or waiting for ever.
+     * @param request the request
+     * @return the request, with its tokens lowered to the bursts where they exceed them
+     */
+    AdmissionRequest withinBurst(AdmissionRequest request) {
+        long input = request.inputTokens();
+        long output = request.outputTokens();
+        TokenBucket in = this.buckets.get(Dimension.INPUT_TOKENS);
+        if (in != null) {
+            input = Math.min(input, in.burstCapacity());
+        }
+        TokenBucket out = this.buckets.get(Dimension.OUTPUT_TOKENS);
+        if (out != null) {
+            output = Math.min(output, out.burstCapacity());
+        }
+        TokenBucket tokens = this.buckets.get(Dimension.TOKENS);
+        if (tokens != null && Dimension.TOKENS.cost(input, output) > tokens.burstCapacity()) {
+            long burst = tokens.burstCapacity();
+            output = Math.min(output, burst);
+            input = Math.min(input, burst - output);
+        }
+        return (input == request.inputTokens() && output == request.outputTokens()) ? request
+                : request.withTokens(input, output);
     }
 
     /** Nanoseconds until every bucket holds what the attempt needs. */

@@ -21,6 +21,14 @@ import org.jspecify.annotations.Nullable;
  * provider's own rounding allows.
  *
  * <p>
+ * A learned burst must be plausible and ages: a bound below one second's refill (a
+ * gateway's {@code remaining: 1} with a reset of {@code 0s}, a reset read against a host
+ * clock running ahead) is not taken, and a burst learned more than {@value #AGE_MINUTES}
+ * minutes before the latest response gives way to what that response says, so one odd
+ * header cannot cap a model for good. A call larger than the burst is never refused for
+ * it: it waits for a full bucket (see {@link BucketSet#withinBurst}).
+ *
+ * <p>
  * A burst within two seconds' refill (and the rounding) of a whole minute's worth is
  * taken for a whole minute: the provider then holds its per-minute limit, as documented,
  * and nothing is capped. Learned bursts are forgotten when the limits are configured
@@ -37,7 +45,11 @@ final class BurstCapacity {
 
     private static final long ROUNDING_SLACK = 500;
 
-    private final Map<Dimension, Long> learned = new EnumMap<>(Dimension.class);
+    static final long AGE_MINUTES = 10;
+
+    private static final long AGE_NANOS = TimeUnit.MINUTES.toNanos(AGE_MINUTES);
+
+    private final Map<Dimension, Learned> learned = new EnumMap<>(Dimension.class);
 
     /**
      * Learns from one dimension of one response.
@@ -55,8 +67,13 @@ final class BurstCapacity {
         long toFull = Math.max(0, Nanos.between(observedAt, reset) - SECOND_NANOS);
         double refill = (double) limit * toFull / MINUTE_NANOS;
         long bound = (long) Math.min((double) limit, ProviderCalibration.least(dimension, remaining) + refill);
-        if (bound > 0) {
-            this.learned.merge(dimension, bound, Math::max);
+        // a bucket smaller than one second's refill is no provider's burst
+        if (bound <= 0 || bound < (limit + 59) / 60) {
+            return;
+        }
+        Learned known = this.learned.get(dimension);
+        if (known == null || bound > known.bound || Nanos.between(known.at, observedAt) > AGE_NANOS) {
+            this.learned.put(dimension, new Learned(bound, observedAt));
         }
     }
 
@@ -68,10 +85,11 @@ final class BurstCapacity {
      * worth
      */
     @Nullable Long of(Dimension dimension, @Nullable Long limit) {
-        Long burst = this.learned.get(dimension);
-        if (burst == null || limit == null) {
+        Learned learned = this.learned.get(dimension);
+        if (learned == null || limit == null) {
             return null;
         }
+        long burst = learned.bound;
         long margin = 2 * limit / 60 + ((dimension != Dimension.REQUESTS) ? 2 * ROUNDING_SLACK : 0);
         return (burst < limit - margin) ? burst : null;
     }
@@ -79,6 +97,11 @@ final class BurstCapacity {
     /** Forgets what was learned. */
     void forget() {
         this.learned.clear();
+    }
+
+    /** The largest lower bound of a burst, and when the response that gave it came. */
+    private record Learned(long bound, Instant at) {
+
     }
 
 }

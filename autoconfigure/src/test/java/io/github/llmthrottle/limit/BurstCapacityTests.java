@@ -53,4 +53,29 @@ class BurstCapacityTests {
         assertThat(this.burst.of(Dimension.REQUESTS, 600L)).isNull();
     }
 
+    @Test
+    void aBucketSmallerThanOneSecondsRefillIsNotTaken() {
+        // a gateway's remaining 1 with a reset of 0s: no provider holds 1 token of 60,000
+        this.burst.learn(Dimension.INPUT_TOKENS, 60_000L, 1L, NOW, NOW);
+        assertThat(this.burst.of(Dimension.INPUT_TOKENS, 60_000L)).isNull();
+        // a reset read against a clock running ahead: in the past, the remaining alone
+        this.burst.learn(Dimension.OUTPUT_TOKENS, 60_000L, 300L, NOW.minusSeconds(30), NOW);
+        assertThat(this.burst.of(Dimension.OUTPUT_TOKENS, 60_000L)).isNull();
+        // one request a second is how Anthropic says 60 a minute may be enforced
+        this.burst.learn(Dimension.REQUESTS, 60L, 1L, NOW, NOW);
+        assertThat(this.burst.of(Dimension.REQUESTS, 60L)).isEqualTo(1);
+    }
+
+    @Test
+    void aBurstLearnedLongAgoGivesWayToWhatTheLatestResponseSays() {
+        this.burst.learn(Dimension.INPUT_TOKENS, 60_000L, 5_000L, NOW.plusSeconds(15), NOW);
+        Instant later = NOW.plusSeconds(BurstCapacity.AGE_MINUTES * 60 + 1);
+        this.burst.learn(Dimension.INPUT_TOKENS, 60_000L, 2_500L, later.plusSeconds(4), later);
+        // 2,500 is no rounded thousand: exact; full again in 4 s, 1 s less
+        assertThat(this.burst.of(Dimension.INPUT_TOKENS, 60_000L)).isEqualTo(2_500 + 3_000);
+        // within the age, the larger bound still wins
+        this.burst.learn(Dimension.INPUT_TOKENS, 60_000L, 1_500L, later.plusSeconds(2), later.plusSeconds(1));
+        assertThat(this.burst.of(Dimension.INPUT_TOKENS, 60_000L)).isEqualTo(5_500);
+    }
+
 }

@@ -95,6 +95,22 @@ class ModelLimiterTests {
     }
 
     @Test
+    void aCallAboveTheLearnedBurstWaitsForAFullBucketInsteadOfBeingRefused() throws Exception {
+        ModelLimiter limiter = limiter(limits(600L, 60_000L, 60_000L));
+        // the provider holds 10 s: 4,500 left at least, full again in 5 s (4,000 more)
+        Instant now = this.clock.instant();
+        limiter.calibrate(new RateLimitSnapshot(600L, 599L, null, 60_000L, 5_000L, now.plusSeconds(5), 60_000L, 60_000L,
+                null, null, null, null, now));
+        Instant start = this.clock.instant();
+        // 20,000 fits the configured 60,000 a minute: never refused for the burst
+        Permit permit = limiter.acquire(request(20_000, 0));
+        assertThat(elapsedSince(start)).isBetween(Duration.ofSeconds(3), Duration.ofSeconds(6));
+        permit.settle(20_000, 0);
+        // what the burst did not hold is owed: the bucket is below zero
+        assertThat(limiter.state().available().inputTokens()).isNegative();
+    }
+
+    @Test
     void settleRefundsUnusedReservedTokens() throws Exception {
         ModelLimiter limiter = limiter(limits(50L, 30_000L, 8_000L));
         Permit permit = limiter.acquire(request(1_000, 2_000));
