@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,6 +41,13 @@ final class StreamSettlement {
 
     private static final byte[] FAILED_EVENT = "response.failed".getBytes(StandardCharsets.US_ASCII);
 
+    /** The events a provider ends a whole answer with. */
+    private static final List<byte[]> FINAL_EVENTS = List.of("message_stop".getBytes(StandardCharsets.US_ASCII),
+            "response.completed".getBytes(StandardCharsets.US_ASCII),
+            "response.incomplete".getBytes(StandardCharsets.US_ASCII));
+
+    private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+
     private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
 
     private static final byte[] USAGE_KEY = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
@@ -67,6 +75,9 @@ final class StreamSettlement {
     private long outputTokens = -1;
 
     private @Nullable String errorType;
+
+    /** Whether the provider's final event (or OpenAI's {@code [DONE]}) was read. */
+    private volatile boolean answered;
 
     private final LongSupplier clock;
 
@@ -109,14 +120,16 @@ final class StreamSettlement {
     }
 
     /**
-     * Closes the response and reports the outcome, if not reported yet.
+     * Closes the response and reports the outcome, if not reported yet: complete when the
+     * provider's final event was read (a caller may close the stream at its last event
+     * without reading the end of the body).
      */
     void close() {
         try {
             this.delegate.close();
         }
         finally {
-            end(false);
+            end(this.answered);
         }
     }
 
@@ -191,6 +204,7 @@ final class StreamSettlement {
             if (this.errorType == null && isErrorEvent(line, length)) {
                 this.errorType = "error";
             }
+            this.answered |= isFinalEvent(line, length);
             return;
         }
         if (!startsWith(line, length, "data:")) {
@@ -198,6 +212,11 @@ final class StreamSettlement {
         }
         int offset = (length > 5 && line[5] == ' ') ? 6 : 5;
         int size = length - offset;
+        if (size == DONE.length && indexOf(line, offset, length, DONE) == offset) {
+            // OpenAI's last line
+            this.answered = true;
+            return;
+        }
         if (size <= 0 || line[offset] != '{') {
             return;
         }
@@ -226,6 +245,27 @@ final class StreamSettlement {
      * Whether an {@code event:} line names the {@code error} event or the Responses API's
      * {@code response.failed} exactly.
      */
+    /**
+     * Whether an {@code event:} line names the event a whole answer ends with
+     * ({@code message_stop}, {@code response.completed}, {@code response.incomplete}).
+     */
+    private static boolean isFinalEvent(byte[] line, int length) {
+        int from = 6;
+        while (from < length && line[from] == ' ') {
+            from++;
+        }
+        int to = length;
+        while (to > from && line[to - 1] == ' ') {
+            to--;
+        }
+        for (byte[] name : FINAL_EVENTS) {
+            if (isName(line, from, to, name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean isErrorEvent(byte[] line, int length) {
         int from = 6;
         while (from < length && line[from] == ' ') {

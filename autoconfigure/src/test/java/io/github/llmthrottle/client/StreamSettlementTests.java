@@ -132,6 +132,31 @@ class StreamSettlementTests {
     }
 
     @Test
+    void closingAtTheLastEventWithoutReadingTheEndOfTheBodyIsAComplete() throws IOException {
+        // a client that stops at message_stop and closes (as SDKs do) read the whole
+        // answer
+        StreamSettlement response = response(ANTHROPIC_STREAM);
+        String read = new String(response.body().readNBytes(ANTHROPIC_STREAM.length() - 2), StandardCharsets.UTF_8);
+        assertThat(read).contains("message_stop");
+        response.close();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.complete()).isTrue());
+    }
+
+    @Test
+    void closingAtOpenAisDoneIsAComplete() throws IOException {
+        String stream = """
+                data: {"id":"c1","choices":[{"delta":{"content":"Hi"}}]}
+
+                data: [DONE]
+
+                """;
+        StreamSettlement response = response(stream);
+        response.body().readNBytes(stream.length() - 1);
+        response.close();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> assertThat(outcome.complete()).isTrue());
+    }
+
+    @Test
     void responsesApiStreamSettlesFromTheCompletedEventsResponseUsage() throws IOException {
         String stream = """
                 event: response.created
