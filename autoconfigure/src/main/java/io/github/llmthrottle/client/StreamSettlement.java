@@ -41,6 +41,8 @@ final class StreamSettlement {
 
     private static final byte[] FAILED_EVENT = "response.failed".getBytes(StandardCharsets.US_ASCII);
 
+    private static final List<byte[]> ERROR_EVENTS = List.of(ERROR_EVENT, FAILED_EVENT);
+
     /** The events a provider ends a whole answer with. */
     private static final List<byte[]> FINAL_EVENTS = List.of("message_stop".getBytes(StandardCharsets.US_ASCII),
             "response.completed".getBytes(StandardCharsets.US_ASCII),
@@ -242,14 +244,23 @@ final class StreamSettlement {
     }
 
     /**
-     * Whether an {@code event:} line names the {@code error} event or the Responses API's
-     * {@code response.failed} exactly.
-     */
-    /**
      * Whether an {@code event:} line names the event a whole answer ends with
      * ({@code message_stop}, {@code response.completed}, {@code response.incomplete}).
      */
     private static boolean isFinalEvent(byte[] line, int length) {
+        return isEventNamed(line, length, FINAL_EVENTS);
+    }
+
+    /**
+     * Whether an {@code event:} line names the {@code error} event or the Responses API's
+     * {@code response.failed} exactly.
+     */
+    private static boolean isErrorEvent(byte[] line, int length) {
+        return isEventNamed(line, length, ERROR_EVENTS);
+    }
+
+    /** Whether an {@code event:} line names one of {@code names} exactly. */
+    private static boolean isEventNamed(byte[] line, int length, List<byte[]> names) {
         int from = 6;
         while (from < length && line[from] == ' ') {
             from++;
@@ -258,24 +269,12 @@ final class StreamSettlement {
         while (to > from && line[to - 1] == ' ') {
             to--;
         }
-        for (byte[] name : FINAL_EVENTS) {
+        for (byte[] name : names) {
             if (isName(line, from, to, name)) {
                 return true;
             }
         }
         return false;
-    }
-
-    private static boolean isErrorEvent(byte[] line, int length) {
-        int from = 6;
-        while (from < length && line[from] == ' ') {
-            from++;
-        }
-        int to = length;
-        while (to > from && line[to - 1] == ' ') {
-            to--;
-        }
-        return isName(line, from, to, ERROR_EVENT) || isName(line, from, to, FAILED_EVENT);
     }
 
     private static boolean isName(byte[] line, int from, int to, byte[] name) {
