@@ -23,7 +23,8 @@ import org.springframework.util.StringUtils;
  * free loopback port (the Anthropic one, Sonnet's second deployment, the
  * OpenAI-compatible one). Runs before the configuration is bound, so
  * {@code application.yml} can refer to {@code ${sample.anthropic.base-url}}. The demo
- * burst only runs against the simulator.
+ * burst only runs against the simulator, and the endpoint's writes are allowed only when
+ * no real key is set.
  */
 class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
@@ -42,6 +43,10 @@ class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProces
         properties.put("sample.simulator.enabled", String.valueOf(enabled));
         // a burst of hundreds of calls is for the simulator, never for a paid API
         properties.put("sample.demo-allowed", String.valueOf(enabled && !anthropicKey));
+        // the endpoint's writes (limits, pauses) are for the simulator too: with a real
+        // key nobody who reaches the port may change them (secure it as the README says
+        // to allow them)
+        properties.put("sample.endpoint-access", (anthropicKey || openAiKey) ? "read-only" : "unrestricted");
         String simulator = null;
         String sonnetEu = null;
         String openAi = null;
