@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -43,22 +44,37 @@ public class LlmThrottleEndpoint {
 
     private final CircuitStateSource circuits;
 
+    private final ShowTenants showTenants;
+
     /**
      * Creates the endpoint.
      * @param registry the clients and models
      * @param circuits where circuit states come from
      */
     public LlmThrottleEndpoint(LlmThrottleRegistry registry, CircuitStateSource circuits) {
+        this(registry, circuits, ShowTenants.NEVER);
+    }
+
+    /**
+     * Creates the endpoint.
+     * @param registry the clients and models
+     * @param circuits where circuit states come from
+     * @param showTenants when tenant ids are shown
+     */
+    public LlmThrottleEndpoint(LlmThrottleRegistry registry, CircuitStateSource circuits, ShowTenants showTenants) {
+        this.showTenants = showTenants;
         this.registry = registry;
         this.circuits = circuits;
     }
 
     /**
      * Every client and the models it has seen.
+     * @param securityContext who asks (tenant ids are shown only as
+     * {@code llm.throttle.show-tenants} allows)
      * @return the clients by name
      */
     @ReadOperation
-    public ClientsDescriptor clients() {
+    public ClientsDescriptor clients(SecurityContext securityContext) {
         Map<String, ClientDescriptor> clients = new LinkedHashMap<>();
         this.registry.getClients().forEach((name, client) -> {
             Map<String, ModelStateDescriptor> models = new LinkedHashMap<>();
@@ -66,7 +82,7 @@ public class LlmThrottleEndpoint {
             clients.put(name,
                     new ClientDescriptor(client.getSettings().provider().name().toLowerCase(Locale.ROOT), models));
         });
-        return new ClientsDescriptor(clients, quotas());
+        return new ClientsDescriptor(clients, quotas(this.showTenants.isShown(securityContext.getPrincipal())));
     }
 
     /**
@@ -179,7 +195,7 @@ public class LlmThrottleEndpoint {
      * What is left of every token quota of a day or a month, per client and model, client
      * and tenant; empty without quotas.
      */
-    private List<QuotaDescriptor> quotas() {
+    private List<QuotaDescriptor> quotas(boolean showTenants) {
         TokenQuotas quotas = this.registry.getQuotas();
         if (quotas.isEmpty()) {
             return List.of();
@@ -193,7 +209,7 @@ public class LlmThrottleEndpoint {
                         .filter((model) -> model.getDeploymentOf() == null)
                         .map(ThrottledModel::getName)
                         .toList()));
-        return quotas.states(models).stream().map(QuotaDescriptor::of).toList();
+        return quotas.states(models).stream().map((state) -> QuotaDescriptor.of(state, showTenants)).toList();
     }
 
     /**
@@ -213,7 +229,7 @@ public class LlmThrottleEndpoint {
      * @param scope {@code model}, {@code client} or {@code tenant}
      * @param client the client of a model or client quota
      * @param model the model of a model quota
-     * @param tenant the tenant of a tenant quota
+     * @param tenant the tenant of a tenant quota, when tenant ids are shown
      * @param window {@code day} or {@code month} (calendar, UTC)
      * @param limit the quota in input plus output tokens
      * @param used the tokens counted in the window so far (calls in flight at their
@@ -227,8 +243,8 @@ public class LlmThrottleEndpoint {
             @Nullable String tenant, String window, long limit, long used, long remaining, Instant resetsAt,
             boolean exhausted) {
 
-        static QuotaDescriptor of(QuotaState state) {
-            return new QuotaDescriptor(state.scope(), state.client(), state.model(), state.tenant(),
+        static QuotaDescriptor of(QuotaState state, boolean showTenant) {
+            return new QuotaDescriptor(state.scope(), state.client(), state.model(), showTenant ? state.tenant() : null,
                     state.window().tag(), state.limit(), state.used(), state.remaining(), state.resetsAt(),
                     state.exhausted());
         }

@@ -42,6 +42,8 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
 
     private final TimeSource timeSource;
 
+    private final ShowTenants showTenants;
+
     /**
      * Creates the health indicator.
      * @param registry the clients and models
@@ -53,6 +55,23 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
      */
     public LlmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,
             CircuitStateSource circuits, Duration window, TimeSource timeSource) {
+        this(registry, signals, circuits, window, timeSource, ShowTenants.NEVER);
+    }
+
+    /**
+     * Creates the health indicator.
+     * @param registry the clients and models
+     * @param signals the provider's recent answers
+     * @param circuits where circuit states come from
+     * @param window how long a 429 or 529 keeps a model reported as throttled or
+     * overloaded
+     * @param timeSource the time source whose wall clock tells how recent a signal is
+     * @param showTenants whether tenant ids are shown (only {@code ALWAYS} shows them
+     * here: a health indicator cannot tell who asks)
+     */
+    public LlmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,
+            CircuitStateSource circuits, Duration window, TimeSource timeSource, ShowTenants showTenants) {
+        this.showTenants = showTenants;
         this.registry = registry;
         this.signals = signals;
         this.circuits = circuits;
@@ -72,7 +91,13 @@ public final class LlmThrottleHealthIndicator implements HealthIndicator {
         }
         Map<String, String> tenants = exhaustedTenantQuotas();
         if (!tenants.isEmpty()) {
-            health.withDetail("exhaustedTenantQuotas", tenants);
+            if (this.showTenants == ShowTenants.ALWAYS) {
+                health.withDetail("exhaustedTenantQuotas", tenants);
+            }
+            else {
+                // tenant ids may name customers: how many, not who
+                health.withDetail("exhaustedTenantQuotaCount", tenants.size());
+            }
         }
         return health.build();
     }

@@ -27,8 +27,10 @@ public final class LlmThrottleEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(LlmThrottleEndpoint.class)
-    LlmThrottleEndpoint llmThrottleEndpoint(LlmThrottleRegistry registry, ObjectProvider<CircuitStateSource> circuits) {
-        return new LlmThrottleEndpoint(registry, circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT));
+    LlmThrottleEndpoint llmThrottleEndpoint(LlmThrottleRegistry registry, ObjectProvider<CircuitStateSource> circuits,
+            LlmThrottleProperties properties) {
+        return new LlmThrottleEndpoint(registry, circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT),
+                properties.getShowTenants());
     }
 
     @Bean

@@ -38,9 +38,10 @@ public final class LlmThrottleHealthAutoConfiguration {
     @ConditionalOnMissingBean(name = "llmThrottleHealthIndicator")
     LlmThrottleHealthIndicator llmThrottleHealthIndicator(LlmThrottleRegistry registry, ProviderSignals signals,
             ObjectProvider<CircuitStateSource> circuits, LlmThrottleHealthProperties properties,
-            TimeSource timeSource) {
+            LlmThrottleProperties throttle, TimeSource timeSource) {
         return new LlmThrottleHealthIndicator(registry, signals,
-                circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT), properties.getSignalWindow(), timeSource);
+                circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT), properties.getSignalWindow(), timeSource,
+                throttle.getShowTenants());
     }
 
 }

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.llmthrottle.actuate.ShowTenants;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -52,6 +54,14 @@ public class LlmThrottleProperties {
      * How the input tokens of a request are estimated before it is sent.
      */
     private final Estimation estimation = new Estimation();
+
+    /**
+     * When the llmthrottle endpoint and the health component show tenant ids, which may
+     * name customers: never (a tenant's quota is listed without its id, and health counts
+     * the tenants whose quota is exhausted), when-authorized (to an authenticated user of
+     * the endpoint; health hides them), or always.
+     */
+    private ShowTenants showTenants = ShowTenants.NEVER;
 
     /**
      * Adaptive concurrency limit of every model.
@@ -117,6 +127,14 @@ public class LlmThrottleProperties {
 
     public Estimation getEstimation() {
         return this.estimation;
+    }
+
+    public ShowTenants getShowTenants() {
+        return this.showTenants;
+    }
+
+    public void setShowTenants(ShowTenants showTenants) {
+        this.showTenants = showTenants;
     }
 
     public ConcurrencyProperties getConcurrency() {

@@ -79,10 +79,22 @@ class LlmThrottleEndpointWebTests {
     }
 
     @Test
+    void tenantIdsAreHiddenUnlessAsked() {
+        try (ObservedApplication app = ObservedApplication
+            .start("llm.throttle.tenants.overrides.acme.tokens-per-month=500000")) {
+            app.call(OPUS);
+            JsonNode tenant = app.json("/llmthrottle").path("quotas").get(0);
+            assertThat(tenant.path("scope").asString()).isEqualTo("tenant");
+            assertThat(tenant.path("tenant").isMissingNode() || tenant.path("tenant").isNull()).isTrue();
+            assertThat(tenant.path("remaining").asLong()).isEqualTo(500_000);
+        }
+    }
+
+    @Test
     void endpointShowsWhatIsLeftOfEachTokenQuotaAndEveryModelsConcurrencyLimit() {
         try (ObservedApplication app = ObservedApplication.start(
                 "llm.throttle.clients.anthropic.models." + OPUS + ".tokens-per-day=1000000",
-                "llm.throttle.tenants.overrides.acme.tokens-per-month=500000")) {
+                "llm.throttle.tenants.overrides.acme.tokens-per-month=500000", "llm.throttle.show-tenants=always")) {
             app.call(OPUS);
             JsonNode root = app.json("/llmthrottle");
             JsonNode quotas = root.path("quotas");

@@ -107,24 +107,42 @@ class LlmThrottleHealthIndicatorQuotaTests {
     }
 
     @Test
-    void anExhaustedTenantQuotaIsOnlyADetail() {
+    void anExhaustedTenantQuotaIsCountedWithoutItsIdUnlessTenantIdsAreShown() {
         runner().withPropertyValues("llm.throttle.tenants.default.tokens-per-day=40").run((context) -> {
             RestClient client = context.getBean("anthropicRestClient", RestClient.class);
-            assertThat(health(context).getDetails()).doesNotContainKey("exhaustedTenantQuotas");
             assertThatExceptionOfType(TenantQuotaExceededException.class).isThrownBy(() -> {
                 for (int i = 0; i < 10; i++) {
                     call(client, MODEL, "acme");
                 }
             });
-            call(client, MODEL, "globex");
             Health health = health(context);
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("exhaustedTenantQuotas",
-                    Map.of("acme", "2026-04-01T00:00:00Z"));
-            assertThat(model(context, MODEL)).containsEntry("state", ModelHealthState.OK);
-            this.clock.advance(Duration.ofHours(1));
-            assertThat(health(context).getDetails()).doesNotContainKey("exhaustedTenantQuotas");
+            assertThat(health.getDetails()).doesNotContainKey("exhaustedTenantQuotas")
+                .containsEntry("exhaustedTenantQuotaCount", 1);
+            assertThat(health.toString()).doesNotContain("acme");
         });
+    }
+
+    @Test
+    void anExhaustedTenantQuotaIsOnlyADetail() {
+        runner()
+            .withPropertyValues("llm.throttle.tenants.default.tokens-per-day=40", "llm.throttle.show-tenants=always")
+            .run((context) -> {
+                RestClient client = context.getBean("anthropicRestClient", RestClient.class);
+                assertThat(health(context).getDetails()).doesNotContainKey("exhaustedTenantQuotas");
+                assertThatExceptionOfType(TenantQuotaExceededException.class).isThrownBy(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        call(client, MODEL, "acme");
+                    }
+                });
+                call(client, MODEL, "globex");
+                Health health = health(context);
+                assertThat(health.getStatus()).isEqualTo(Status.UP);
+                assertThat(health.getDetails()).containsEntry("exhaustedTenantQuotas",
+                        Map.of("acme", "2026-04-01T00:00:00Z"));
+                assertThat(model(context, MODEL)).containsEntry("state", ModelHealthState.OK);
+                this.clock.advance(Duration.ofHours(1));
+                assertThat(health(context).getDetails()).doesNotContainKey("exhaustedTenantQuotas");
+            });
     }
 
     private static Health health(AssertableApplicationContext context) {

@@ -10,6 +10,7 @@ import io.github.llmthrottle.routing.CircuitState;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
@@ -36,7 +37,7 @@ class LlmThrottleEndpointAutoConfigurationTests {
             assertThat(context).hasSingleBean(LlmThrottleEndpoint.class);
             assertThat(context).hasSingleBean(LlmThrottleEndpointWebExtension.class);
             LlmThrottleEndpoint endpoint = context.getBean(LlmThrottleEndpoint.class);
-            assertThat(endpoint.clients().clients()).containsOnlyKeys("anthropic");
+            assertThat(endpoint.clients(SecurityContext.NONE).clients()).containsOnlyKeys("anthropic");
             assertThat(endpoint.model("anthropic", "opus").circuit()).isEqualTo(CircuitState.CLOSED);
             assertThat(endpoint.model("anthropic", "unknown")).isNull();
         });

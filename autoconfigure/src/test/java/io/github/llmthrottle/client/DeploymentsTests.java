@@ -32,6 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -297,7 +298,11 @@ class DeploymentsTests {
             }
             LlmThrottleEndpoint endpoint = new LlmThrottleEndpoint(context.getBean(LlmThrottleRegistry.class),
                     CircuitStateSource.DEFAULT);
-            ModelStateDescriptor model = endpoint.clients().clients().get("anthropic").models().get(SONNET);
+            ModelStateDescriptor model = endpoint.clients(SecurityContext.NONE)
+                .clients()
+                .get("anthropic")
+                .models()
+                .get(SONNET);
             assertThat(model.deployments()).containsExactly(EAST, WEST);
             assertThat(model.totals().calls()).isEqualTo(3);
             ModelStateDescriptor west = endpoint.model("anthropic", WEST);
@@ -349,7 +354,7 @@ class DeploymentsTests {
                         CircuitStateSource.DEFAULT);
                 // one quota, the model's: none shown for a deployment, whose calls count
                 // against the model's
-                assertThat(endpoint.clients().quotas()).singleElement().satisfies((quota) -> {
+                assertThat(endpoint.clients(SecurityContext.NONE).quotas()).singleElement().satisfies((quota) -> {
                     assertThat(quota.model()).isEqualTo(SONNET);
                     assertThat(quota.used()).isPositive();
                     assertThat(quota.exhausted()).isFalse();
