@@ -30,6 +30,8 @@ import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
 import io.github.llmthrottle.test.ModelLimits;
+import io.github.llmthrottle.time.SleeplessTimeSource;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -177,24 +179,28 @@ class LangChain4jThrottlingTests {
     @Test
     void aRetryWaitsAsTheRetryAfterOfThe429Says() {
         simulator.simulator().script(GPT, Fault.status(429).retryAfter("1"));
-        this.runner.run((context) -> {
-            long start = System.nanoTime();
-            assertThat(openAi(context, 0).chat(PROMPT)).isNotBlank();
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
-            assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(2);
-        });
+        List<Duration> sleeps = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("llm.throttle.retry.jitter=none")
+            .withBean(TimeSource.class, () -> new SleeplessTimeSource(sleeps::add))
+            .run((context) -> {
+                assertThat(openAi(context, 0).chat(PROMPT)).isNotBlank();
+                assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+                assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(2);
+            });
     }
 
     @Test
     void aStreamRetryWaitsAsTheRetryAfterOfThe429Says() {
         simulator.simulator().script(CLAUDE, Fault.status(429).retryAfter("1"));
-        this.runner.run((context) -> {
-            long start = System.nanoTime();
-            Collected stream = stream(anthropicStreaming(context), PROMPT);
-            assertThat(stream.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
-            assertThat(simulator.simulator().stats(CLAUDE).attempts()).isEqualTo(2);
-        });
+        List<Duration> sleeps = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("llm.throttle.retry.jitter=none")
+            .withBean(TimeSource.class, () -> new SleeplessTimeSource(sleeps::add))
+            .run((context) -> {
+                Collected stream = stream(anthropicStreaming(context), PROMPT);
+                assertThat(stream.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
+                assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
+                assertThat(simulator.simulator().stats(CLAUDE).attempts()).isEqualTo(2);
+            });
     }
 
     @Test
