@@ -249,13 +249,17 @@ class ModelLimiterRedisTests {
                 Duration.ofMinutes(5), (tenant) -> null, store, this.clock.pollingWaits(),
                 LimiterOptions.WITHOUT_SLOW_START);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
+        awaitQuiet();
         forwarder.hold();
+        // in this order, however slow the machine: the first caller's command is held,
+        // then the second caller waits behind it
+        int sent = this.commands.size();
         AsyncAcquire interrupted = AsyncAcquire.start(limiter, waiting());
         this.started.add(interrupted);
-        Thread.sleep(100);
+        await().atMost(PATIENCE).until(() -> this.commands.size() > sent);
         AsyncAcquire behind = AsyncAcquire.start(limiter, waiting());
         this.started.add(behind);
-        Thread.sleep(200);
+        await().atMost(PATIENCE).until(() -> limiter.state().queued().total() > 0 || this.commands.size() > sent + 1);
         interrupted.thread.interrupt();
         assertThat(interrupted.failure()).isInstanceOf(InterruptedException.class);
         assertThat(interrupted.interruptFlagAfterwards).isTrue();
