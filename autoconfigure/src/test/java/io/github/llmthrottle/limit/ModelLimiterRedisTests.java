@@ -270,7 +270,7 @@ class ModelLimiterRedisTests {
     @Test
     void oneSlowCommandFailsOnlyItsOwnCallInRejectMode() throws Exception {
         TcpForwarder forwarder = forwarder();
-        RedisBucketStore store = store(forwarder.port(), RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(2));
+        RedisBucketStore store = store(forwarder.port(), RedisBucketStore.OnFailure.REJECT, Duration.ofMillis(300));
         ModelLimiter limiter = limiter(store, new ModelLimits(3L, null, null, null), null);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         forwarder.hold();
@@ -291,7 +291,7 @@ class ModelLimiterRedisTests {
     @Test
     void oneSlowCommandServesOnlyItsOwnCallFromLocalBucketsInLocalMode() throws Exception {
         TcpForwarder forwarder = forwarder();
-        RedisBucketStore store = store(forwarder.port(), RedisBucketStore.OnFailure.LOCAL, Duration.ofSeconds(2));
+        RedisBucketStore store = store(forwarder.port(), RedisBucketStore.OnFailure.LOCAL, Duration.ofMillis(300));
         ModelLimiter limiter = limiter(store, new ModelLimits(3L, null, null, null), null);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         forwarder.hold();
