@@ -1,6 +1,7 @@
 package io.github.llmthrottle.annotation;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -21,6 +22,8 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.routing.CircuitState;
 import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
+import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,7 +43,6 @@ import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @Throttled} methods against the testkit's simulated Anthropic API: routing to
@@ -53,17 +55,29 @@ class ThrottledRoutingTests {
 
     private static final String SONNET = "claude-sonnet-4-5";
 
+    private static final Instant START = Instant.parse("2026-03-02T09:00:00Z");
+
+    /**
+     * The time of the application and of the simulated provider alike: it moves only by
+     * the application's sleeps and waits, and when a test advances it, so what depends on
+     * time (a circuit's open wait, buckets, quotas) does not depend on the machine's
+     * speed or the day.
+     */
+    private FakeClock clock;
+
     private LlmSimulator simulator;
 
     private ApplicationContextRunner runner;
 
     @BeforeEach
     void start() {
-        this.simulator = LlmSimulator.builder().noLatency().start();
+        this.clock = new FakeClock(START).advancingWaits();
+        this.simulator = LlmSimulator.builder().noLatency().clock(this.clock).start();
         this.runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
                     RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
             .withUserConfiguration(AnswersConfiguration.class)
+            .withBean(TimeSource.class, () -> this.clock)
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                     "llm.throttle.clients.anthropic.base-url=" + this.simulator.baseUrl(),
                     "llm.throttle.clients.anthropic.api-key=test-key",
@@ -114,10 +128,10 @@ class ThrottledRoutingTests {
     void aServerWaitLongerThanTheInvocationsMaxWaitRoutesToTheNextModelWithoutSleeping() {
         this.simulator.script(OPUS, Fault.overloaded().retryAfter("20"));
         this.runner.run((context) -> {
-            long started = System.nanoTime();
             Answer answer = answers(context).answer(new Question("acme", "Hello"));
             assertThat(answer.model()).isEqualTo(SONNET);
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+            assertThat(this.clock.sleeps()).isEmpty();
+            assertThat(this.clock.instant()).isEqualTo(START);
             assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(1);
             assertThat(observer(context).fallbacks).singleElement()
                 .satisfies(
@@ -180,12 +194,11 @@ class ThrottledRoutingTests {
                 call(restClient, OPUS);
                 call(restClient, OPUS);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(2);
-                long start = System.nanoTime();
                 Answer answer = answers(context).answer(new Question("acme", "Hello"));
-                Duration took = Duration.ofNanos(System.nanoTime() - start);
                 assertThat(answer.model()).isEqualTo(SONNET);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(2);
-                assertThat(took).isLessThan(Duration.ofSeconds(1));
+                // neither waited for opus's bucket nor slept: the clock moves only then
+                assertThat(this.clock.instant()).isEqualTo(START);
                 assertThat(totals(context, OPUS).fallbacks()).isEqualTo(1);
                 assertThat(totals(context, OPUS).rejected()).isEqualTo(1);
                 assertThat(observer(context).rejections).containsExactly(OPUS + ":max_wait");
@@ -230,10 +243,10 @@ class ThrottledRoutingTests {
                     .satisfies((ex) -> assertThat(ex.getRetryAfter()).isPositive());
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);
                 assertThat(observer(context).rejections).contains(OPUS + ":circuit_open");
-                // after the wait (long enough that a loaded machine does not reach it
-                // before the checks above) one probe goes to opus; it succeeds and closes
-                // the circuit
-                await().atMost(Duration.ofSeconds(10)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
+                // after the wait one probe goes to opus; it succeeds and closes the
+                // circuit
+                this.clock.advance(Duration.ofSeconds(2));
+                assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.HALF_OPEN);
                 assertThat(answers.answer(new Question("acme", "three")).model()).isEqualTo(OPUS);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.CLOSED);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(4);
@@ -252,7 +265,8 @@ class ThrottledRoutingTests {
                 assertThat(answers.answer(new Question("acme", "one")).model()).isEqualTo(SONNET);
                 assertThat(answers.answer(new Question("acme", "two")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
-                await().atMost(Duration.ofSeconds(10)).until(() -> opus.getCircuit().state() == CircuitState.HALF_OPEN);
+                this.clock.advance(Duration.ofSeconds(1));
+                assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.HALF_OPEN);
                 assertThat(answers.answer(new Question("acme", "probe")).model()).isEqualTo(SONNET);
                 assertThat(opus.getCircuit().state()).isEqualTo(CircuitState.OPEN);
                 assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(3);

@@ -2,6 +2,7 @@ package io.github.llmthrottle.client;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -11,6 +12,8 @@ import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
 import io.github.llmthrottle.test.ModelLimits;
+import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,13 +37,24 @@ class ThrottledStreamingTests {
 
     private static final String MODEL = "claude-sonnet-4-5";
 
+    /**
+     * The time of the application and of the simulated provider alike, moving only when
+     * the application sleeps or waits: a pause ends when it should however slow the
+     * machine.
+     */
+    private static final FakeClock clock = FakeClock.at("2026-03-02T09:00:00Z").advancingWaits();
+
     @RegisterExtension
-    static final LlmSimulatorExtension simulator = LlmSimulatorExtension
-        .of(LlmSimulator.builder().model(MODEL, ModelLimits.of(100, 100_000, 10_000)).outputTokens(40).noLatency());
+    static final LlmSimulatorExtension simulator = LlmSimulatorExtension.of(LlmSimulator.builder()
+        .model(MODEL, ModelLimits.of(100, 100_000, 10_000))
+        .outputTokens(40)
+        .noLatency()
+        .clock(clock));
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
                 LlmThrottleAutoConfiguration.class))
+        .withBean(TimeSource.class, () -> clock)
         .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                 "llm.throttle.clients.anthropic.base-url=" + simulator.baseUrl(),
                 "llm.throttle.clients.anthropic.models." + MODEL + ".output-tokens-per-minute=10000");
@@ -88,14 +102,14 @@ class ThrottledStreamingTests {
         simulator.simulator().script(MODEL, Fault.streamError(1).errorType("rate_limit_error").retryAfter("4"));
         this.runner.run((context) -> {
             RestClient client = context.getBean("anthropicRestClient", RestClient.class);
+            Instant sent = clock.instant();
             assertThat(stream(client, 200)).contains("event: error").contains("rate_limit_error");
             ThrottledClient.ThrottledModel model = context.getBean(LlmThrottleRegistry.class)
                 .getClient("anthropic")
                 .model(MODEL);
             assertThat(model.getTotals().snapshot().rateLimited()).isEqualTo(1);
             LimiterState state = model.getLimiter().state();
-            assertThat(state.pausedUntil()).isNotNull();
-            assertThat(state.pausedUntil()).isAfter(java.time.Instant.now().plusSeconds(2));
+            assertThat(state.pausedUntil()).isEqualTo(sent.plusSeconds(4));
         });
     }
 

@@ -1,6 +1,7 @@
 package io.github.llmthrottle.springai;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -12,6 +13,8 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
+import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,19 +47,30 @@ class SpringAiThrottledRoutingTests {
 
     private static final String SONNET = "claude-sonnet-4-5";
 
+    private static final Instant START = Instant.parse("2026-03-02T09:00:00Z");
+
+    /**
+     * The time of the application and of the simulated provider alike, moving only when
+     * the application sleeps or waits: whether a call slept does not depend on how fast
+     * the machine runs.
+     */
+    private FakeClock clock;
+
     private LlmSimulator simulator;
 
     private ApplicationContextRunner runner;
 
     @BeforeEach
     void start() {
-        this.simulator = LlmSimulator.builder().noLatency().start();
+        this.clock = new FakeClock(START).advancingWaits();
+        this.simulator = LlmSimulator.builder().noLatency().clock(this.clock).start();
         this.runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
                     RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class,
                     LlmThrottleSpringAiAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                     AnthropicChatAutoConfiguration.class, ChatClientAutoConfiguration.class))
             .withUserConfiguration(AnswersConfiguration.class)
+            .withBean(TimeSource.class, () -> this.clock)
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                     "llm.throttle.clients.anthropic.base-url=" + this.simulator.baseUrl(),
                     "llm.throttle.clients.anthropic.default-model=" + OPUS,
@@ -138,9 +152,10 @@ class SpringAiThrottledRoutingTests {
     void serverWaitLongerThanTheInvocationsMaxWaitRoutesTheStreamWithoutSleeping() {
         this.simulator.script(OPUS, Fault.overloaded().retryAfter("20"));
         this.runner.run((context) -> {
-            long started = System.nanoTime();
             assertThat(context.getBean(Answers.class).streamedAnswer("Hello")).isNotBlank();
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+            // neither slept nor waited for admission: the clock moves only then
+            assertThat(this.clock.sleeps()).isEmpty();
+            assertThat(this.clock.instant()).isEqualTo(START);
             assertThat(this.simulator.stats(OPUS).attempts()).isEqualTo(1);
             assertThat(this.simulator.stats(SONNET).successes()).isEqualTo(1);
         });

@@ -39,6 +39,12 @@ class DashboardBrowserTest {
 
     private static final Path OUTPUT = Path.of("target", "dashboard-test");
 
+    /**
+     * How long the browser may take to start, or the page to show what is awaited: the
+     * longest wait, never a delay, so that a loaded machine has room.
+     */
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
     private static @Nullable HeadlessChromium chromium;
 
     @LocalServerPort
@@ -54,7 +60,7 @@ class DashboardBrowserTest {
             System.err.println("Skipping the dashboard browser test: " + missing);
             return;
         }
-        chromium = HeadlessChromium.launch(1400, 1000, Duration.ofSeconds(20));
+        chromium = HeadlessChromium.launch(1400, 1000, PATIENCE);
     }
 
     @BeforeEach
@@ -76,7 +82,7 @@ class DashboardBrowserTest {
         chromium.navigate("http://127.0.0.1:" + this.port + "/");
         // three polls at least, so the charts have rates, and the demo strip has come in
         boolean polled = chromium.waitFor("Number(document.body.dataset.polls || 0) >= 3 "
-                + "&& !document.querySelector('[data-testid=demo-progress]').hidden", Duration.ofSeconds(20));
+                + "&& !document.querySelector('[data-testid=demo-progress]').hidden", PATIENCE);
         Files.createDirectories(OUTPUT);
         Files.writeString(OUTPUT.resolve("dashboard.html"), chromium.html());
         Files.write(OUTPUT.resolve("dashboard.png"), chromium.screenshot());
@@ -135,7 +141,7 @@ class DashboardBrowserTest {
     void saysSoWhenTheEndpointIsUnreachableAndKeepsPolling() throws Exception {
         chromium.navigate("http://127.0.0.1:" + this.port + "/?endpoint=actuator/no-such-endpoint");
         boolean banner = chromium.waitFor("!document.querySelector('[data-testid=unreachable-banner]').hidden",
-                Duration.ofSeconds(10));
+                PATIENCE);
         assertThat(banner).as("unreachable banner shown").isTrue();
         assertThat(
                 chromium.evaluate("document.querySelector('[data-testid=unreachable-detail]').textContent").asString())
@@ -143,7 +149,7 @@ class DashboardBrowserTest {
             .contains("Retrying");
         String first = chromium.evaluate("document.querySelector('[data-testid=last-updated]').textContent").asString();
         assertThat(chromium.waitFor("document.querySelector('[data-testid=last-updated]').textContent !== " + "'"
-                + first.replace("'", "\\'") + "'", Duration.ofSeconds(5)))
+                + first.replace("'", "\\'") + "'", PATIENCE))
             .as("still polling after a failure")
             .isTrue();
     }
