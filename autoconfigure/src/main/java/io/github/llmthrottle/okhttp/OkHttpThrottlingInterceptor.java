@@ -85,10 +85,12 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     private static final String ASYNC_CALL_THREAD_PREFIX = "OkHttp ";
 
     /**
-     * How much earlier than the call timeout a cancelled call still counts as timed out:
-     * the timer started a moment before this interceptor did.
+     * The most earlier than the call timeout a cancelled call still counts as timed out:
+     * the timer started before this interceptor did, a moment on an idle machine, up to
+     * hundreds of milliseconds on a loaded one; within half the timeout, and at most a
+     * second, a caller's own cancellation is rare enough to be taken for the timeout.
      */
-    private static final long CALL_TIMEOUT_TOLERANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long CALL_TIMEOUT_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** OkHttp's default {@code Dispatcher.maxRequests}. */
     private static final int DISPATCHER_DEFAULT_MAX_REQUESTS = 64;
@@ -205,8 +207,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 return failure;
             }
             long timeout = call.timeout().timeoutNanos();
-            boolean timedOut = timeout > 0
-                    && System.nanoTime() - this.startNanos >= timeout - CALL_TIMEOUT_TOLERANCE_NANOS;
+            long tolerance = Math.min(timeout / 2, CALL_TIMEOUT_TOLERANCE_NANOS);
+            boolean timedOut = timeout > 0 && System.nanoTime() - this.startNanos >= timeout - tolerance;
             return timedOut ? Cancellation.timedOut(failure) : Cancellation.cancelled(failure);
         }
 
