@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import dev.langchain4j.http.client.HttpClient;
 import dev.langchain4j.http.client.HttpRequest;
@@ -27,6 +29,16 @@ import dev.langchain4j.http.client.sse.ServerSentEventParser;
  * behind.
  */
 final class StreamHandoff implements ServerSentEventParser, ServerSentEventListener {
+
+    /**
+     * The threads that hand requests to the clients: daemons, created as needed and gone
+     * after a minute idle.
+     */
+    private static final ExecutorService SENDERS = Executors.newCachedThreadPool((task) -> {
+        Thread thread = new Thread(task, "llm-throttle-langchain4j-send");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final CompletableFuture<Object> outcome = new CompletableFuture<>();
 
@@ -50,7 +62,19 @@ final class StreamHandoff implements ServerSentEventParser, ServerSentEventListe
             throws IOException {
         try (headers) {
             StreamHandoff handoff = new StreamHandoff();
-            delegate.execute(headers.tag(request), handoff, handoff);
+            HttpRequest tagged = headers.tag(request);
+            // never on the waiting thread: a client may call parse on the thread that
+            // called execute (LangChain4j's JDK client does when the response is there
+            // before its callback is attached), and parse holds its thread until the
+            // response is closed
+            SENDERS.execute(() -> {
+                try {
+                    delegate.execute(tagged, handoff, handoff);
+                }
+                catch (RuntimeException | Error ex) {
+                    handoff.outcome.complete(ex);
+                }
+            });
             return handoff.await(headers);
         }
     }
