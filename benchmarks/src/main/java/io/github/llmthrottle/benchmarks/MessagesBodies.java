@@ -8,6 +8,9 @@ import java.util.Map;
 
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+
 /**
  * Anthropic Messages request bodies of a chosen size, built the same way for every
  * benchmark: a system prompt and alternating user and assistant turns of English-like
@@ -80,6 +83,21 @@ public final class MessagesBodies {
         }
         text.setLength(chars);
         return text.toString();
+    }
+
+    /**
+     * Sends a Messages body through a client whose base URL is the provider's, and reads
+     * the answer.
+     * @param client the client
+     * @param body the request body
+     */
+    public static void post(RestClient client, String body) {
+        client.post()
+            .uri("/v1/messages")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body(body)
+            .retrieve()
+            .body(String.class);
     }
 
 }

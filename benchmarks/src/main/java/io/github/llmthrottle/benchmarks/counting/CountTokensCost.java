@@ -17,7 +17,6 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.benchmarks.ThrottleApplication;
 
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -90,14 +89,14 @@ public final class CountTokensCost {
         try (ConfigurableApplicationContext context = start(baseUrl, estimation, budget)) {
             RestClient client = context.getBean("anthropicRestClient", RestClient.class);
             for (int i = 0; i < 50; i++) {
-                call(client, (i % 2 == 0) ? LARGE : SMALL);
+                MessagesBodies.post(client, (i % 2 == 0) ? LARGE : SMALL);
             }
             this.counts.set(0);
             long[] large = new long[CALLS / 2];
             long[] small = new long[CALLS / 2];
             for (int i = 0; i < CALLS; i++) {
                 long started = System.nanoTime();
-                call(client, (i % 2 == 0) ? LARGE : SMALL);
+                MessagesBodies.post(client, (i % 2 == 0) ? LARGE : SMALL);
                 long took = System.nanoTime() - started;
                 if (i % 2 == 0) {
                     large[i / 2] = took;
@@ -123,7 +122,7 @@ public final class CountTokensCost {
             long started = System.nanoTime();
             int calls = 300;
             for (int i = 0; i < calls; i++) {
-                call(client, LARGE);
+                MessagesBodies.post(client, LARGE);
             }
             double seconds = (System.nanoTime() - started) / 1e9;
             System.out.printf("%nOver budget (100 counts a minute): %d large calls in %.1f s, %d counted (%.0f %%)%n",
@@ -167,15 +166,6 @@ public final class CountTokensCost {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static void call(RestClient client, String body) {
-        client.post()
-            .uri("/v1/messages")
-            .contentType(MediaType.APPLICATION_JSON)
-            .body(body)
-            .retrieve()
-            .body(String.class);
     }
 
     private static double mean(long[] nanos) {

@@ -7,13 +7,13 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.Permit;
 
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -91,12 +91,7 @@ final class HeldCalls {
     }
 
     static void post(RestClient client, String body) {
-        client.post()
-            .uri("/v1/messages")
-            .contentType(MediaType.APPLICATION_JSON)
-            .body(body)
-            .retrieve()
-            .body(String.class);
+        MessagesBodies.post(client, body);
     }
 
 }

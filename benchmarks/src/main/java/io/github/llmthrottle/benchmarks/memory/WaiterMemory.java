@@ -34,7 +34,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -200,7 +199,7 @@ public final class WaiterMemory {
             RestClient client = context.getBean("anthropicRestClient", RestClient.class);
             ModelLimiter limiter = context.getBean(LimiterRegistry.class).limiter("anthropic", MODEL);
             // the one request of the minute, and a warm-up of the path
-            post(client, new String(MessagesBodies.ofSize(MODEL, 64, 2048), StandardCharsets.UTF_8));
+            MessagesBodies.post(client, new String(MessagesBodies.ofSize(MODEL, 64, 2048), StandardCharsets.UTF_8));
             IntSupplier queued = () -> limiter.state().queued().total();
             measureRestClient(client, queued, 100, null);
             for (int count : counts) {
@@ -222,18 +221,9 @@ public final class WaiterMemory {
             synchronized (next) {
                 body = bodies[next[0]++];
             }
-            post(client, body);
+            MessagesBodies.post(client, body);
         });
         reachabilityFence(bodies);
-    }
-
-    private static void post(RestClient client, String body) {
-        client.post()
-            .uri("/v1/messages")
-            .contentType(MediaType.APPLICATION_JSON)
-            .body(body)
-            .retrieve()
-            .body(String.class);
     }
 
     /**
