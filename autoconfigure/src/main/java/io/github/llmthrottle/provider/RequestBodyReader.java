@@ -1,5 +1,6 @@
 package io.github.llmthrottle.provider;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +53,8 @@ public final class RequestBodyReader {
 
     private static final long FNV_PRIME = 0x100000001b3L;
 
+    private static final byte[] CACHE_CONTROL = "\"cache_control\"".getBytes(StandardCharsets.US_ASCII);
+
     private final JsonMapper mapper;
 
     private final long documentTokens;
@@ -95,20 +98,22 @@ public final class RequestBodyReader {
             return LlmRequest.unknown(body.length);
         }
         try (JsonParser parser = this.mapper.createParser(body)) {
-            return read(parser, body.length);
+            // hashing every character of the prompt is for prompts that mark a prefix for
+            // the provider's cache; a scan of the bytes tells whether this one does
+            return read(parser, body.length, contains(body, CACHE_CONTROL));
         }
         catch (JacksonException ex) {
             return LlmRequest.unknown(body.length);
         }
     }
 
-    private LlmRequest read(JsonParser parser, int bodyBytes) {
+    private LlmRequest read(JsonParser parser, int bodyBytes, boolean marksCache) {
         String model = null;
         Long maxTokens = null;
         boolean stream = false;
         boolean includeUsage = false;
         boolean promptComplete = true;
-        Prompt prompt = new Prompt();
+        Prompt prompt = new Prompt(marksCache);
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             return LlmRequest.unknown(bodyBytes);
         }
@@ -332,6 +337,18 @@ public final class RequestBodyReader {
         return true;
     }
 
+    private static boolean contains(byte[] body, byte[] part) {
+        outer: for (int i = 0; i <= body.length - part.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (body[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
     private static int firstNonWhitespace(byte[] body) {
         for (byte b : body) {
             if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
@@ -369,6 +386,11 @@ public final class RequestBodyReader {
      * read.
      */
     private static final class Prompt {
+
+        /**
+         * Whether the prompt marks a prefix for the cache: nothing is hashed otherwise.
+         */
+        private final boolean hashing;
 
         long characters;
 
@@ -413,11 +435,18 @@ public final class RequestBodyReader {
             return this.tools;
         }
 
+        Prompt(boolean hashing) {
+            this.hashing = hashing;
+        }
+
         void hash(char marker) {
             mix(marker);
         }
 
         void hashName(String name) {
+            if (!hashes()) {
+                return;
+            }
             mix(':');
             for (int i = 0; i < name.length(); i++) {
                 mix(name.charAt(i));
@@ -425,6 +454,9 @@ public final class RequestBodyReader {
         }
 
         void hash(JsonParser parser) {
+            if (!hashes()) {
+                return;
+            }
             mix('"');
             if (parser.currentToken() == JsonToken.VALUE_STRING) {
                 char[] chars = parser.getStringCharacters();
@@ -442,8 +474,12 @@ public final class RequestBodyReader {
             }
         }
 
+        private boolean hashes() {
+            return this.hashing && this.section >= 0;
+        }
+
         private void mix(char c) {
-            if (this.section >= 0) {
+            if (hashes()) {
                 this.hashes[this.section] = (this.hashes[this.section] ^ c) * FNV_PRIME;
             }
         }
