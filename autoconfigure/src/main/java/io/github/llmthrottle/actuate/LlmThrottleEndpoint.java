@@ -116,10 +116,11 @@ public class LlmThrottleEndpoint {
     public @Nullable ModelStateDescriptor updateLimits(@Selector String client, @Selector String model,
             @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute,
             @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
-        requirePositive("requestsPerMinute", requestsPerMinute);
-        requirePositive("inputTokensPerMinute", inputTokensPerMinute);
-        requirePositive("outputTokensPerMinute", outputTokensPerMinute);
-        requirePositive("maxConcurrency", (maxConcurrency != null) ? maxConcurrency.longValue() : null);
+        requirePositive("requestsPerMinute", requestsPerMinute, ModelLimits.MAX_PER_MINUTE);
+        requirePositive("inputTokensPerMinute", inputTokensPerMinute, ModelLimits.MAX_PER_MINUTE);
+        requirePositive("outputTokensPerMinute", outputTokensPerMinute, ModelLimits.MAX_PER_MINUTE);
+        requirePositive("maxConcurrency", (maxConcurrency != null) ? maxConcurrency.longValue() : null,
+                ModelLimits.MAX_LIMIT);
         ThrottledClient owner = this.registry.getClient(client);
         ThrottledModel found = (owner != null) ? owner.getModels().get(model) : null;
         if (owner == null || found == null) {
@@ -175,15 +176,14 @@ public class LlmThrottleEndpoint {
         return deployments.isEmpty() ? null : deployments.stream().map(ThrottledModel::getName).toList();
     }
 
-    private static void requirePositive(String field, @Nullable Long value) {
+    private static void requirePositive(String field, @Nullable Long value, long max) {
         if (value != null && value <= 0) {
             throw new InvalidEndpointRequestException(field + " must be positive (a limit of at least 1), was " + value,
                     field + " must be positive");
         }
-        if (value != null && value > ModelLimits.MAX_LIMIT) {
-            throw new InvalidEndpointRequestException(
-                    field + " must be at most " + ModelLimits.MAX_LIMIT + ", was " + value,
-                    field + " must be at most " + ModelLimits.MAX_LIMIT);
+        if (value != null && value > max) {
+            throw new InvalidEndpointRequestException(field + " must be at most " + max + ", was " + value,
+                    field + " must be at most " + max);
         }
     }
 

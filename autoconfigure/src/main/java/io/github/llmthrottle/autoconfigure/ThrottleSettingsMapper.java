@@ -303,17 +303,17 @@ final class ThrottleSettingsMapper {
     }
 
     private static ModelLimits limits(String prefix, ModelLimitsProperties limits) {
-        return new ModelLimits(limit(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
-                limit(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
-                limit(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()),
+        return new ModelLimits(perMinute(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
+                perMinute(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
+                perMinute(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()),
                 limit(prefix + "max-concurrency", limits.getMaxConcurrency()));
     }
 
     /** A tenant's own limits, or {@code null} when it sets none. */
     private static @Nullable TenantLimits tenant(String prefix, RateLimits limits) {
-        TenantLimits tenant = new TenantLimits(limit(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
-                limit(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
-                limit(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()));
+        TenantLimits tenant = new TenantLimits(perMinute(prefix + "requests-per-minute", limits.getRequestsPerMinute()),
+                perMinute(prefix + "input-tokens-per-minute", limits.getInputTokensPerMinute()),
+                perMinute(prefix + "output-tokens-per-minute", limits.getOutputTokensPerMinute()));
         boolean none = tenant.requestsPerMinute() == null && tenant.inputTokensPerMinute() == null
                 && tenant.outputTokensPerMinute() == null;
         return none ? null : tenant;
@@ -491,15 +491,27 @@ final class ThrottleSettingsMapper {
     }
 
     /**
-     * A limit (per minute, per day or month, a concurrency ceiling): unset (no local
-     * limit), or positive and at most {@link ModelLimits#MAX_LIMIT}.
+     * A limit per day or month, or a concurrency ceiling: unset (no local limit), or
+     * positive and at most {@link ModelLimits#MAX_LIMIT}.
      */
     private static <N extends Number> @Nullable N limit(String property, @Nullable N value) {
+        return bounded(property, value, ModelLimits.MAX_LIMIT);
+    }
+
+    /**
+     * A limit per minute: unset (no local limit), or positive and at most
+     * {@link ModelLimits#MAX_PER_MINUTE}.
+     */
+    private static <N extends Number> @Nullable N perMinute(String property, @Nullable N value) {
+        return bounded(property, value, ModelLimits.MAX_PER_MINUTE);
+    }
+
+    private static <N extends Number> @Nullable N bounded(String property, @Nullable N value, long max) {
         if (value == null) {
             return null;
         }
         return check(property, ThrottleSettingsMapper.<N>positiveNumber(property, NO_LIMIT).adapt(value),
-                (number) -> number.longValue() <= ModelLimits.MAX_LIMIT, "must be at most " + ModelLimits.MAX_LIMIT,
+                (number) -> number.longValue() <= max, "must be at most " + max,
                 "Use the provider's limit, which is far lower, or remove the property for no local limit.");
     }
 

@@ -27,10 +27,16 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
      */
     public static final long MAX_LIMIT = 1_000_000_000_000L;
 
+    /**
+     * The largest per-minute limit: ten billion, far above any provider's, and below the
+     * refill rate a token bucket can keep (one token a nanosecond, six times as much).
+     */
+    public static final long MAX_PER_MINUTE = 10_000_000_000L;
+
     public ModelLimits {
-        requirePositive("requestsPerMinute", requestsPerMinute);
-        requirePositive("inputTokensPerMinute", inputTokensPerMinute);
-        requirePositive("outputTokensPerMinute", outputTokensPerMinute);
+        requirePerMinute("requestsPerMinute", requestsPerMinute);
+        requirePerMinute("inputTokensPerMinute", inputTokensPerMinute);
+        requirePerMinute("outputTokensPerMinute", outputTokensPerMinute);
         requirePositive("maxConcurrency", (maxConcurrency != null) ? maxConcurrency.longValue() : null);
     }
 
@@ -50,11 +56,19 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
     }
 
     static void requirePositive(String name, @Nullable Long value) {
+        requireBetweenOneAnd(MAX_LIMIT, name, value);
+    }
+
+    static void requirePerMinute(String name, @Nullable Long value) {
+        requireBetweenOneAnd(MAX_PER_MINUTE, name, value);
+    }
+
+    private static void requireBetweenOneAnd(long max, String name, @Nullable Long value) {
         if (value != null && value <= 0) {
             throw new IllegalArgumentException(name + " must be positive (or unset for no limit), was " + value);
         }
-        if (value != null && value > MAX_LIMIT) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_LIMIT + ", was " + value);
+        if (value != null && value > max) {
+            throw new IllegalArgumentException(name + " must be at most " + max + ", was " + value);
         }
     }
 

@@ -153,16 +153,25 @@ final class ProviderCalibration {
     }
 
     private void serverLimit(Dimension dimension, @Nullable Long limit) {
-        if (limit != null && limit > 0) {
+        if (limit != null && limit > 0 && limit <= ModelLimits.MAX_PER_MINUTE) {
             this.serverLimits.put(dimension, limit);
         }
+    }
+
+    /**
+     * A count the provider reported, or {@code null} when it is above
+     * {@link ModelLimits#MAX_PER_MINUTE}: no provider meters that much a minute, and such
+     * a value would overflow the arithmetic of the shared buckets.
+     */
+    private static @Nullable Long plausible(@Nullable Long count) {
+        return (count != null && count <= ModelLimits.MAX_PER_MINUTE) ? count : null;
     }
 
     private void learnBurst(Dimension dimension, @Nullable Long remaining, @Nullable Instant reset,
             RateLimitSnapshot snapshot) {
         // the provider's bucket refills at the rate it reports
         Long limit = this.serverLimits.get(dimension);
-        this.burst.learn(dimension, (limit != null) ? limit : effectiveLimit(dimension), remaining, reset,
+        this.burst.learn(dimension, (limit != null) ? limit : effectiveLimit(dimension), plausible(remaining), reset,
                 snapshot.observedAt());
     }
 
@@ -186,7 +195,7 @@ final class ProviderCalibration {
 
     private void pullDown(Dimension dimension, @Nullable Long remaining, long elapsed) {
         TokenBucket bucket = this.buckets.get(dimension);
-        if (bucket == null || remaining == null) {
+        if (bucket == null || plausible(remaining) == null) {
             return;
         }
         long refilled = (long) Math.min((double) bucket.capacity(),

@@ -18,9 +18,9 @@ public record TenantLimits(@Nullable Long requestsPerMinute, @Nullable Long inpu
         @Nullable Long outputTokensPerMinute) {
 
     public TenantLimits {
-        ModelLimits.requirePositive("requestsPerMinute", requestsPerMinute);
-        ModelLimits.requirePositive("inputTokensPerMinute", inputTokensPerMinute);
-        ModelLimits.requirePositive("outputTokensPerMinute", outputTokensPerMinute);
+        ModelLimits.requirePerMinute("requestsPerMinute", requestsPerMinute);
+        ModelLimits.requirePerMinute("inputTokensPerMinute", inputTokensPerMinute);
+        ModelLimits.requirePerMinute("outputTokensPerMinute", outputTokensPerMinute);
     }
 
     /**

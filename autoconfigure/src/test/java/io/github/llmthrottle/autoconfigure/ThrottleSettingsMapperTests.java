@@ -197,15 +197,19 @@ class ThrottleSettingsMapperTests {
         ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         ModelProperties opus = new ModelProperties();
         client.setModels(Map.of("opus", opus));
-        opus.setInputTokensPerMinute(ModelLimits.MAX_LIMIT);
-        assertThat(map().clients().get("a").limitsOf("opus").inputTokensPerMinute()).isEqualTo(ModelLimits.MAX_LIMIT);
-        opus.setInputTokensPerMinute(Long.MAX_VALUE);
-        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.input-tokens-per-minute", "must be at most");
+        opus.setInputTokensPerMinute(ModelLimits.MAX_PER_MINUTE);
+        assertThat(map().clients().get("a").limitsOf("opus").inputTokensPerMinute())
+            .isEqualTo(ModelLimits.MAX_PER_MINUTE);
+        opus.setInputTokensPerMinute(ModelLimits.MAX_PER_MINUTE + 1);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.opus.input-tokens-per-minute",
+                "must be at most " + ModelLimits.MAX_PER_MINUTE);
         opus.setInputTokensPerMinute(null);
+        opus.setTokensPerMonth(ModelLimits.MAX_LIMIT);
+        map();
         opus.setTokensPerMonth(Long.MAX_VALUE / 2);
         assertInvalid(this::map, "llm.throttle.clients.a.models.opus.tokens-per-month", "must be at most");
         opus.setTokensPerMonth(null);
-        this.properties.getTenants().getDefault().setOutputTokensPerMinute(ModelLimits.MAX_LIMIT + 1);
+        this.properties.getTenants().getDefault().setOutputTokensPerMinute(ModelLimits.MAX_PER_MINUTE + 1);
         assertInvalid(this::map, "llm.throttle.tenants.default.output-tokens-per-minute", "must be at most");
     }
 

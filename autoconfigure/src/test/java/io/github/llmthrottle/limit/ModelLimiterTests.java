@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.within;
 
 /**
@@ -303,6 +304,25 @@ class ModelLimiterTests {
         assertThatExceptionOfType(DemandExceedsLimitException.class)
             .isThrownBy(() -> limiter.acquire(request(6_000, 5_000)))
             .satisfies((ex) -> assertThat(ex.getDimension()).isEqualTo(Dimension.TOKENS));
+    }
+
+    @Test
+    void providerLimitsAboveTheBoundOfConfiguredLimitsAreTakenAsNotReported() throws Exception {
+        ModelLimiter limiter = limiter(limits(500L, null, 8_000L));
+        long huge = Long.MAX_VALUE - 1;
+        limiter
+            .calibrate(anthropic(500L, 499L, huge, huge, ModelLimits.MAX_PER_MINUTE + 1, huge, this.clock.instant()));
+        assertThat(limiter.state().effectiveLimits()).isEqualTo(limits(500L, null, 8_000L));
+        assertThat(limiter.state().available().outputTokens()).isEqualTo(8_000);
+        limiter.calibrate(anthropic(500L, 498L, ModelLimits.MAX_PER_MINUTE, ModelLimits.MAX_PER_MINUTE, null, null,
+                this.clock.instant()));
+        assertThat(limiter.state().effectiveLimits()).isEqualTo(limits(500L, ModelLimits.MAX_PER_MINUTE, 8_000L));
+        limiter.acquire(request(1_000_000, 1_000)).settle(1_000_000, 1_000);
+        ModelLimiter largest = limiter(new ModelLimits(ModelLimits.MAX_PER_MINUTE, ModelLimits.MAX_PER_MINUTE,
+                ModelLimits.MAX_PER_MINUTE, null));
+        largest.acquire(request(1_000_000, 1_000)).settle(1_000_000, 1_000);
+        assertThatIllegalArgumentException().isThrownBy(() -> limits(ModelLimits.MAX_PER_MINUTE + 1, null, null))
+            .withMessage("requestsPerMinute must be at most 10000000000, was 10000000001");
     }
 
     @Test
