@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.llmthrottle.provider.LogText;
+
 /**
  * Base class of every throttling failure: the call was not admitted, or the provider kept
  * refusing it. Says which client and model, and when known, how long to wait before
@@ -36,7 +38,8 @@ public class LlmThrottleException extends RuntimeException {
      */
     protected LlmThrottleException(String message, String client, String model, @Nullable Duration retryAfter,
             @Nullable Throwable cause, @Nullable String requestId) {
-        super(message + ((requestId != null) ? " (request id " + requestId + ")" : ""), cause);
+        // names and ids a request or a provider chose end up in logs through the message
+        super(LogText.escape(message + ((requestId != null) ? " (request id " + requestId + ")" : "")), cause);
         this.client = client;
         this.model = model;
         this.retryAfter = retryAfter;
