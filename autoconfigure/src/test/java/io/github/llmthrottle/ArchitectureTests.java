@@ -25,9 +25,9 @@ class ArchitectureTests {
     /**
      * The core packages: the call pipeline ({@code client}) and what it is made of. They
      * depend on neither Spring Boot nor Spring Web (HTTP types, RestClient), so that
-     * every HTTP library is one adapter away; Spring Retry is the retry engine's own
-     * library and allowed. The {@code observation} package holds the vocabulary of the
-     * pipeline's observations (contexts, conventions), so it is core too.
+     * every HTTP library is one adapter away. The {@code observation} package holds the
+     * vocabulary of the pipeline's observations (contexts, conventions), so it is core
+     * too.
      */
     private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.client..", "io.github.llmthrottle.limit..",
             "io.github.llmthrottle.retry..", "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..",
@@ -100,6 +100,11 @@ class ArchitectureTests {
             .dependOnClassesThat()
             .resideInAnyPackage("org.springframework..")
             .check(CLASSES);
+    }
+
+    @Test
+    void retriesRunOnSpringFrameworksCoreRetryNotOnSpringRetry() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("org.springframework.retry..").check(CLASSES);
     }
 
     @Test

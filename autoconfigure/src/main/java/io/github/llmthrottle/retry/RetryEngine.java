@@ -13,20 +13,21 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.retry.RecoveryCallback;
-import org.springframework.retry.RetryCallback;
-import org.springframework.retry.RetryContext;
-import org.springframework.retry.RetryPolicy;
-import org.springframework.retry.backoff.BackOffContext;
-import org.springframework.retry.backoff.BackOffInterruptedException;
-import org.springframework.retry.backoff.BackOffPolicy;
-import org.springframework.retry.context.RetryContextSupport;
-import org.springframework.retry.support.RetryTemplate;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
+import org.springframework.core.retry.Retryable;
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * Runs an HTTP call with retries, on Spring Retry's {@link RetryTemplate}. One engine
+ * Runs an HTTP call with retries, on Spring Framework's {@link RetryTemplate}. One engine
  * serves one client's settings and may be shared by threads; it is a plain object, not a
- * bean.
+ * bean. Each call gets a template of its own, whose policy is the call's state
+ * ({@link Retries}): the wait before a retry depends on the failure (the server's
+ * {@code retry-after}) and on the retries made so far, which Spring's back-off does not
+ * see, and it is slept on the client's {@link TimeSource} (so that tests run on a fake
+ * clock), leaving the template nothing to sleep.
  * <p>
  * An {@link Attempt} returns its result when the outcome is final (a success, or a
  * non-retryable error the caller surfaces itself) and throws
@@ -53,14 +54,6 @@ public final class RetryEngine {
 
     private static final Log logger = LogFactory.getLog(RetryEngine.class);
 
-    private static final String CLIENT = RetryEngine.class.getName() + ".client";
-
-    private static final String MODEL = RetryEngine.class.getName() + ".model";
-
-    private static final String MAX_RETRY_AFTER = RetryEngine.class.getName() + ".maxRetryAfter";
-
-    private static final String DEADLINE = RetryEngine.class.getName() + ".deadline";
-
     private final RetrySettings settings;
 
     private final TimeSource time;
@@ -68,8 +61,6 @@ public final class RetryEngine {
     private final BackOff backOff;
 
     private final RetryListener listener;
-
-    private final RetryTemplate template;
 
     /**
      * Creates an engine with no listener.
@@ -95,9 +86,6 @@ public final class RetryEngine {
         this.time = time;
         this.backOff = new BackOff(settings, random);
         this.listener = listener;
-        this.template = new RetryTemplate();
-        this.template.setRetryPolicy(new ThrottleRetryPolicy());
-        this.template.setBackOffPolicy(new ThrottleBackOffPolicy());
     }
 
     /**
@@ -168,83 +156,22 @@ public final class RetryEngine {
             Attempt<T> attempt) throws IOException {
         Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
                 ? maxRetryAfter : this.settings.maxRetryAfter();
-        RetryCallback<T, IOException> callback = (context) -> {
-            context.setAttribute(CLIENT, client);
-            context.setAttribute(MODEL, model);
-            context.setAttribute(MAX_RETRY_AFTER, limit);
-            context.setAttribute(DEADLINE, deadline);
-            try {
-                return attempt.run(context.getRetryCount());
-            }
-            catch (RetryableResponseException ex) {
-                Duration serverWait = ex.getClassification().serverWait();
-                if (serverWait != null) {
-                    notifyListener(() -> this.listener.onServerWait(client, model, serverWait));
-                }
-                throw ex;
-            }
-            catch (IOException ex) {
-                Classification classification = ResponseClassifier.ioError(ex);
-                if (!classification.retryable()) {
-                    throw ex;
-                }
-                throw new RetryableResponseException(classification, ex);
-            }
-        };
-        RecoveryCallback<T> recovery = (context) -> {
-            throw giveUp(client, model, context);
-        };
+        Retries<T> retries = new Retries<>(client, model, limit, deadline, attempt);
         try {
-            return this.template.execute(callback, recovery);
+            return new RetryTemplate(retries).execute(retries);
         }
-        catch (DeadlineReachedException ex) {
-            RetryableResponseException failure = ex.failure;
-            throw RetriesExhaustedException.beforeCallTimeout(client, model, ex.attempts, lastFailure(failure), ex.wait,
-                    ex.deadline.callTimeout(), failure.getFailure(), failure.getRequestId());
+        catch (RetryException ex) {
+            throw retries.giveUp(ex);
         }
-        catch (RetryInterruptedException ex) {
-            InterruptedIOException interrupted = new InterruptedIOException(
-                    "Interrupted while waiting to retry client '" + client + "', model '" + model + "'");
-            interrupted.initCause(ex.failure);
-            throw interrupted;
+        catch (WaitEnded ex) {
+            throw ex.rethrow();
         }
-    }
-
-    private Exception giveUp(String client, String model, RetryContext context) throws Exception {
-        Throwable last = context.getLastThrowable();
-        if (!(last instanceof RetryableResponseException retryable)) {
-            // Not ours to retry: let it through as the attempt threw it.
-            if (last instanceof Error error) {
-                throw error;
-            }
-            return (last instanceof Exception ex) ? ex : new IllegalStateException(last);
-        }
-        Classification classification = retryable.getClassification();
-        Duration serverWait = classification.serverWait();
-        int attempts = context.getRetryCount();
-        if (attempts <= this.settings.maxRetries() && isTooLong(classification, context)) {
-            return new RetryAfterTooLongException(client, model, serverWait, maxRetryAfter(context),
-                    classification.status(), retryable.getFailure(), retryable.getRequestId());
-        }
-        return new RetriesExhaustedException(client, model, attempts, lastFailure(retryable), serverWait,
-                retryable.getFailure(), retryable.getRequestId());
     }
 
     private static String lastFailure(RetryableResponseException retryable) {
         Classification classification = retryable.getClassification();
         return (classification.outcome() == Classification.Outcome.IO_ERROR)
                 ? "I/O error (" + retryable.getFailure() + ")" : classification.describe();
-    }
-
-    private boolean isTooLong(Classification classification, RetryContext context) {
-        Duration serverWait = classification.serverWait();
-        return this.settings.respectRetryAfter() && serverWait != null
-                && serverWait.compareTo(maxRetryAfter(context)) > 0;
-    }
-
-    private Duration maxRetryAfter(RetryContext context) {
-        return (context.getAttribute(MAX_RETRY_AFTER) instanceof Duration limit) ? limit
-                : this.settings.maxRetryAfter();
     }
 
     private void notifyListener(Runnable notification) {
@@ -254,11 +181,6 @@ public final class RetryEngine {
         catch (RuntimeException ex) {
             logger.warn("RetryListener failed; ignoring", ex);
         }
-    }
-
-    private static String attribute(RetryContext context, String name) {
-        Object value = context.getAttribute(name);
-        return (value != null) ? value.toString() : "";
     }
 
     /**
@@ -282,73 +204,116 @@ public final class RetryEngine {
     }
 
     /**
-     * Retries while the last failure is ours, retryable, within budget and not asking too
-     * long.
+     * The retries of one call: its retry policy, back-off and attempt for Spring's
+     * {@link RetryTemplate}.
      */
-    private final class ThrottleRetryPolicy implements RetryPolicy {
+    private final class Retries<T>
+            implements RetryPolicy, org.springframework.util.backoff.BackOff, BackOffExecution, Retryable<T> {
+
+        private final String client;
+
+        private final String model;
+
+        private final Duration maxRetryAfter;
+
+        private final @Nullable CallDeadline deadline;
+
+        private final Attempt<T> attempt;
+
+        /** Retryable failures so far; the retries made so far before an attempt. */
+        private int failures;
+
+        private @Nullable RetryableResponseException lastFailure;
+
+        private @Nullable Duration previous;
+
+        Retries(String client, String model, Duration maxRetryAfter, @Nullable CallDeadline deadline,
+                Attempt<T> attempt) {
+            this.client = client;
+            this.model = model;
+            this.maxRetryAfter = maxRetryAfter;
+            this.deadline = deadline;
+            this.attempt = attempt;
+        }
 
         @Override
-        public boolean canRetry(RetryContext context) {
-            Throwable last = context.getLastThrowable();
-            if (last == null) {
-                return true;
+        public String getName() {
+            return "client '" + this.client + "', model '" + this.model + "'";
+        }
+
+        @Override
+        public T execute() throws IOException {
+            RetryableResponseException failure;
+            try {
+                return this.attempt.run(this.failures);
             }
-            return last instanceof RetryableResponseException retryable
-                    && context.getRetryCount() <= RetryEngine.this.settings.maxRetries()
-                    && !isTooLong(retryable.getClassification(), context);
+            catch (RetryableResponseException ex) {
+                Duration serverWait = ex.getClassification().serverWait();
+                if (serverWait != null) {
+                    notifyListener(() -> RetryEngine.this.listener.onServerWait(this.client, this.model, serverWait));
+                }
+                failure = ex;
+            }
+            catch (IOException ex) {
+                Classification classification = ResponseClassifier.ioError(ex);
+                if (!classification.retryable()) {
+                    throw ex;
+                }
+                failure = new RetryableResponseException(classification, ex);
+            }
+            this.failures++;
+            this.lastFailure = failure;
+            throw failure;
+        }
+
+        /**
+         * Retries while the last failure is ours, retryable, within budget and not asking
+         * too long.
+         */
+        @Override
+        public boolean shouldRetry(Throwable throwable) {
+            return throwable instanceof RetryableResponseException retryable
+                    && this.failures <= RetryEngine.this.settings.maxRetries()
+                    && !isTooLong(retryable.getClassification());
         }
 
         @Override
-        public RetryContext open(@Nullable RetryContext parent) {
-            return new RetryContextSupport(parent);
+        public org.springframework.util.backoff.BackOff getBackOff() {
+            return this;
         }
 
         @Override
-        public void close(RetryContext context) {
+        public BackOffExecution start() {
+            return this;
         }
 
+        /**
+         * Sleeps before the next retry: the server's wait when there is one to respect,
+         * else the back-off.
+         * @return zero: the wait is slept
+         */
         @Override
-        public void registerThrowable(RetryContext context, @Nullable Throwable throwable) {
-            ((RetryContextSupport) context).registerThrowable(throwable);
-        }
-
-        @Override
-        public int getMaxAttempts() {
-            return RetryEngine.this.settings.maxRetries() + 1;
-        }
-
-    }
-
-    /** Sleeps the server's wait when there is one to respect, else the back-off. */
-    private final class ThrottleBackOffPolicy implements BackOffPolicy {
-
-        @Override
-        public BackOffContext start(RetryContext context) {
-            return new CallState(context);
-        }
-
-        @Override
-        public void backOff(BackOffContext backOffContext) throws BackOffInterruptedException {
-            CallState state = (CallState) backOffContext;
-            RetryableResponseException failure = (RetryableResponseException) state.context.getLastThrowable();
+        public long nextBackOff() {
+            RetryableResponseException failure = this.lastFailure;
+            Assert.state(failure != null, "No failure to back off from");
             Classification classification = failure.getClassification();
-            int retry = state.context.getRetryCount();
+            int retry = this.failures;
             Duration serverWait = RetryEngine.this.settings.respectRetryAfter() ? classification.serverWait() : null;
-            Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, state.previous);
-            state.previous = wait;
-            if (state.context.getAttribute(DEADLINE) instanceof CallDeadline deadline
-                    && !deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
-                throw new DeadlineReachedException(failure, retry, wait, deadline);
+            Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, this.previous);
+            this.previous = wait;
+            if (this.deadline != null && !this.deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
+                throw new WaitEnded(RetriesExhaustedException.beforeCallTimeout(this.client, this.model, retry,
+                        lastFailure(failure), wait, this.deadline.callTimeout(), failure.getFailure(),
+                        failure.getRequestId()));
             }
-            String client = attribute(state.context, CLIENT);
-            String model = attribute(state.context, MODEL);
-            notifyListener(() -> RetryEngine.this.listener.onRetry(client, model, classification, wait, retry));
+            notifyListener(
+                    () -> RetryEngine.this.listener.onRetry(this.client, this.model, classification, wait, retry));
             if (logger.isDebugEnabled()) {
                 String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
                 String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
                 String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
-                logger.debug(LogText.escape("Client '" + client + "', model '" + model + "': retry " + retry + " of "
-                        + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
+                logger.debug(LogText.escape("Client '" + this.client + "', model '" + this.model + "': retry " + retry
+                        + " of " + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
                         + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")"));
             }
             try {
@@ -359,53 +324,71 @@ public final class RetryEngine {
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                throw new RetryInterruptedException(failure.getFailure(), ex);
+                InterruptedIOException interrupted = new InterruptedIOException(
+                        "Interrupted while waiting to retry " + getName());
+                interrupted.initCause(failure.getFailure());
+                throw new WaitEnded(interrupted);
             }
+            return 0;
+        }
+
+        /** What the call fails with when the template stopped retrying. */
+        RuntimeException giveUp(RetryException stopped) throws IOException {
+            Throwable last = stopped.getLastException();
+            if (last == null) {
+                last = stopped.getCause();
+            }
+            if (!(last instanceof RetryableResponseException retryable)) {
+                // not ours to retry: let it through as the attempt threw it
+                if (last instanceof IOException ex) {
+                    throw ex;
+                }
+                if (last instanceof Error error) {
+                    throw error;
+                }
+                return (last instanceof RuntimeException ex) ? ex : new IllegalStateException(last);
+            }
+            Classification classification = retryable.getClassification();
+            Duration serverWait = classification.serverWait();
+            if (this.failures <= RetryEngine.this.settings.maxRetries() && isTooLong(classification)) {
+                return new RetryAfterTooLongException(this.client, this.model, serverWait, this.maxRetryAfter,
+                        classification.status(), retryable.getFailure(), retryable.getRequestId());
+            }
+            return new RetriesExhaustedException(this.client, this.model, this.failures, lastFailure(retryable),
+                    serverWait, retryable.getFailure(), retryable.getRequestId());
+        }
+
+        private boolean isTooLong(Classification classification) {
+            Duration serverWait = classification.serverWait();
+            return RetryEngine.this.settings.respectRetryAfter() && serverWait != null
+                    && serverWait.compareTo(this.maxRetryAfter) > 0;
         }
 
     }
 
-    private static final class CallState implements BackOffContext {
+    /**
+     * Ends the retries while waiting: the wait would outlast the call, or was
+     * interrupted.
+     */
+    private static final class WaitEnded extends RuntimeException {
 
-        private final RetryContext context;
+        private final transient Exception failure;
 
-        private @Nullable Duration previous;
-
-        CallState(RetryContext context) {
-            this.context = context;
+        WaitEnded(InterruptedIOException interrupted) {
+            super(null, null, false, false);
+            this.failure = interrupted;
         }
 
-    }
-
-    /** The wait before the next retry would end past the waits of the call timeout. */
-    private static final class DeadlineReachedException extends BackOffInterruptedException {
-
-        private final transient RetryableResponseException failure;
-
-        private final int attempts;
-
-        private final Duration wait;
-
-        private final transient CallDeadline deadline;
-
-        DeadlineReachedException(RetryableResponseException failure, int attempts, Duration wait,
-                CallDeadline deadline) {
-            super("The next retry would outlast the call timeout");
-            this.failure = failure;
-            this.attempts = attempts;
-            this.wait = wait;
-            this.deadline = deadline;
+        WaitEnded(RetriesExhaustedException beforeCallTimeout) {
+            super(null, null, false, false);
+            this.failure = beforeCallTimeout;
         }
 
-    }
-
-    private static final class RetryInterruptedException extends BackOffInterruptedException {
-
-        private final transient Throwable failure;
-
-        RetryInterruptedException(Throwable failure, InterruptedException cause) {
-            super("Interrupted while waiting to retry", cause);
-            this.failure = failure;
+        RuntimeException rethrow() throws IOException {
+            if (this.failure instanceof IOException ex) {
+                throw ex;
+            }
+            return (RuntimeException) this.failure;
         }
 
     }

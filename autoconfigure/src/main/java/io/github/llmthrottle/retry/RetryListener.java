@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * Observes the {@link RetryEngine}, for metrics and logs ({@code llm.retries},
  * {@code llm.retry.after}). Called on the calling thread; an exception thrown here is
- * logged and otherwise ignored. Not to be confused with Spring Retry's own
- * {@code RetryListener}, which this library does not use.
+ * logged and otherwise ignored. Not to be confused with Spring Framework's
+ * {@code org.springframework.core.retry.RetryListener}, which this library does not use.
  */
 public interface RetryListener {
 
