@@ -57,7 +57,10 @@ final class JdkResponseHeaders {
 
     /**
      * Builds the JDK client of {@code builder} on a {@code java.net.http.HttpClient} that
-     * records headers for this instance's attempts; the builder is left as it was.
+     * records headers for this instance's attempts and follows no redirect; the builder
+     * is left as it was, but for the redirect policy of the
+     * {@code java.net.http.HttpClient.Builder} it was given, which is
+     * {@link HttpClient.Redirect#NEVER} from then on.
      * @param builder LangChain4j's JDK client builder
      * @return the client
      */
@@ -188,9 +191,14 @@ final class JdkResponseHeaders {
             return this;
         }
 
+        /**
+         * Builds the client following no redirect, whatever the builder was told: every
+         * request carries the client's credentials, and the JDK client would send all of
+         * them on to whatever host a {@code Location} names.
+         */
         @Override
         public HttpClient build() {
-            return new RecordingClient(this.delegate.build());
+            return new RecordingClient(this.delegate.followRedirects(HttpClient.Redirect.NEVER).build());
         }
 
     }

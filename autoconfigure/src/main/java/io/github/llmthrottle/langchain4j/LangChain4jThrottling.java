@@ -57,6 +57,12 @@ import io.github.llmthrottle.provider.EndpointClass;
  * 429's {@code retry-after} and rate-limit headers are honoured. Through any other client
  * they do not reach the hook, and a retry waits as {@code llm.throttle.retry} says.
  * <p>
+ * The default client follows no redirect, even when its
+ * {@code java.net.http.HttpClient.Builder} was told to: the JDK client would send every
+ * header of the request, the API key among them, on to whatever host a {@code Location}
+ * names. The 3xx reaches the model as an error response. Any other client's redirects are
+ * its own.
+ * <p>
  * A streamed request ({@code StreamingChatModel}) returns at once, as the SPI requires:
  * it waits for admission, and its events are read and handed to the model's listener, on
  * a thread of this bean's executor (a cached pool of daemon threads, or the executor

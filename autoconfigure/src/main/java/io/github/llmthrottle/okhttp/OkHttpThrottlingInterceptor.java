@@ -38,6 +38,11 @@ import org.jspecify.annotations.Nullable;
  * ({@link ThrottledClient#exchange}), every other request (to another host, or one that
  * is {@link EndpointClass#PASS_THROUGH}) passes through untouched.
  * <p>
+ * A request to a configured client's host follows no redirect, whatever the
+ * {@code OkHttpClient} says: it carries the client's credentials, and OkHttp would send
+ * all of them but {@code Authorization} on to whatever host a {@code Location} names. The
+ * 3xx reaches the caller as it is ({@link RedirectFreeCall}).
+ * <p>
  * One retry layer: llm-throttle retries, so every response handed back carries
  * {@code x-should-retry: false}, which the SDKs' own retry loops obey, and a throttling
  * failure is thrown as the {@link LlmThrottleException} it is (on OkHttp's synchronous
@@ -112,9 +117,13 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         // to one client) is sent as it is
         // and a request the provider does not meter (a file, a batch) is sent as it is
         // too, its bodies streaming
-        if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null
-                || client.endpointClass(request.url().uri()) == EndpointClass.PASS_THROUGH) {
+        if (client == null || request.tag(OkHttpThrottlingInterceptor.class) != null) {
             return chain.proceed(hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request);
+        }
+        if (client.endpointClass(request.url().uri()) == EndpointClass.PASS_THROUGH) {
+            // it carries the client's credentials too: a redirect reaches the caller
+            return RedirectFreeCall.proceed(chain,
+                    hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request, this, startNanos);
         }
         if (onAsyncCallThread()) {
             liftDispatcherLimits(chain);
@@ -131,7 +140,7 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 request.headers()::values, body, acceptsEventStream(request), callTimeout(chain));
         ThrottledResponse<OkHttpProviderResponse> response;
         try (ThrottleContext.Scope scope = callerContext(request, client)) {
-            response = client.exchange(providerRequest, new OkHttpExchange(chain, outgoing, startNanos));
+            response = client.exchange(providerRequest, new OkHttpExchange(chain, this, outgoing, startNanos));
         }
         catch (LlmThrottleException ex) {
             if (onAsyncCallThread()) {
@@ -162,10 +171,10 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     }
 
     /**
-     * One attempt through the rest of the chain: as the request says, or to a deployment
-     * of its model (another URL, other authentication headers).
+     * One attempt through the rest of the chain, following no redirect: as the request
+     * says, or to a deployment of its model (another URL, other authentication headers).
      */
-    private record OkHttpExchange(Chain chain, Request outgoing,
+    private record OkHttpExchange(Chain chain, Interceptor throttling, Request outgoing,
             long startNanos) implements ProviderExchange<OkHttpProviderResponse> {
 
         @Override
@@ -188,7 +197,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
 
         private OkHttpProviderResponse send(Request request) throws IOException {
             try {
-                return new OkHttpProviderResponse(this.chain.proceed(request));
+                return new OkHttpProviderResponse(
+                        RedirectFreeCall.proceed(this.chain, request, this.throttling, this.startNanos));
             }
             catch (IOException ex) {
                 throw reported(ex);

@@ -50,6 +50,11 @@ import org.jspecify.annotations.Nullable;
  * soonest, its request rebuilt on that deployment's URL with its API key in the client's
  * authentication header ({@code Authorization: Bearer}), and fails over to the next.
  * <p>
+ * Redirects are the SDK's HTTP client's: the SDK's own OkHttp client follows them, to any
+ * host, dropping only {@code Authorization} on the way, and offers no way to turn that
+ * off from outside it (unlike the OkHttp interceptor under Spring AI, which refuses them
+ * for a configured host).
+ * <p>
  * One retry layer: {@code ClientOptions} wraps the given client in the SDK's retry loop,
  * so a retry of the SDK would pass through llm-throttle again. Every response handed back
  * carries {@code x-should-retry: false}, which that loop obeys, and a throttling failure

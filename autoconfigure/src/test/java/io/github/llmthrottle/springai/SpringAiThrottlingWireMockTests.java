@@ -10,6 +10,8 @@ import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
@@ -24,6 +26,9 @@ import org.springframework.context.ApplicationContext;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.absent;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.notContaining;
@@ -32,11 +37,13 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
  * Spring AI 2.0.1's Anthropic chat model against scripted provider responses on a real
  * HTTP server (WireMock): a tool-calling conversation is throttled per HTTP call, and a
- * provider host that is not configured is left to Spring AI and its SDK alone.
+ * provider host that is not configured is left to Spring AI and its SDK alone, and a
+ * redirect of the configured host never takes the key to another host.
  */
 class SpringAiThrottlingWireMockTests {
 
@@ -129,6 +136,22 @@ class SpringAiThrottlingWireMockTests {
                     postRequestedFor(urlEqualTo("/v1/messages")).withHeader("X-Stainless-Retry-Count", equalTo("1")));
             this.server.verify(0, postRequestedFor(urlEqualTo("/v1/messages")));
             assertThat(context.getBean(LlmThrottleRegistry.class).getClient("anthropic").getModels()).isEmpty();
+        });
+    }
+
+    @ParameterizedTest(name = "answering {0}")
+    @ValueSource(ints = { 302, 307 })
+    void aRedirectToAnotherHostFailsTheCallAndTheKeyNeverLeaves(int status) {
+        this.otherServer.stubFor(
+                any(anyUrl()).willReturn(aResponse().withHeader("Content-Type", "application/json").withBody(ANSWER)));
+        this.server.stubFor(post(urlEqualTo("/v1/messages")).willReturn(
+                aResponse().withStatus(status).withHeader("Location", this.otherServer.baseUrl() + "/v1/messages")));
+        this.runner.withPropertyValues("spring.ai.anthropic.base-url=" + this.server.baseUrl()).run((context) -> {
+            assertThatException()
+                .isThrownBy(() -> chatClient(context).prompt("How warm is it in Paris?").call().content());
+            this.server.verify(1,
+                    postRequestedFor(urlEqualTo("/v1/messages")).withHeader("x-api-key", equalTo("test")));
+            this.otherServer.verify(0, anyRequestedFor(anyUrl()));
         });
     }
 
