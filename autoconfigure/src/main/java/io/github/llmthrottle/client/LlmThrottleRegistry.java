@@ -164,8 +164,8 @@ public final class LlmThrottleRegistry {
                 }
             }
         }
-        // the contract throttles every request to a configured client's host, even
-        // outside its base path
+        // every request to a configured client's host is throttled, even outside its
+        // base path: the provider meters the whole host's API key, not one path
         return (best != null) ? best : sameHost;
     }
 

@@ -248,7 +248,7 @@ class CrossClientRoutingTests {
     }
 
     /**
-     * The README's idiom: both clients' RestClients injected, the one to call picked by
+     * The documented idiom: both clients' RestClients injected, the one to call picked by
      * {@code ThrottleContext.current().getClient()}.
      */
     static class Answers {

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@code /actuator/prometheus} of a whole application after traffic against the simulator
- * shows every metric of the contract, tagged with client and model.
+ * shows every metric llm-throttle documents, tagged with client and model.
  */
 class ThrottleMetricsPrometheusTests {
 

@@ -35,7 +35,7 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's Spring AI idiom for a fallback to another provider: a {@code @Throttled}
+ * The documented Spring AI idiom for a fallback to another provider: a {@code @Throttled}
  * method picks the {@code ChatClient} of the client it was routed to by
  * {@code ThrottleContext.current().getClient()}. An outage of the Anthropic model routes
  * the invocation to the OpenAI-compatible client's model, whose call runs with the

@@ -44,8 +44,8 @@ class SimulatedProviderEnvironmentPostProcessor implements EnvironmentPostProces
         // a burst of hundreds of calls is for the simulator, never for a paid API
         properties.put("sample.demo-allowed", String.valueOf(enabled && !anthropicKey));
         // the endpoint's writes (limits, pauses) are for the simulator too: with a real
-        // key nobody who reaches the port may change them (secure it as the README says
-        // to allow them)
+        // key nobody who reaches the port may change them (an application that wants
+        // them grants writes to operators only, behind authentication)
         properties.put("sample.endpoint-access", (anthropicKey || openAiKey) ? "read-only" : "unrestricted");
         String simulator = null;
         String sonnetEu = null;

@@ -16,7 +16,9 @@ import io.github.llmthrottle.test.RateLimiter.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Anthropic Messages API ({@code POST /v1/messages}), as described in PROTOCOLS §1.
+ * The Anthropic Messages API ({@code POST /v1/messages}): its request and response
+ * bodies, its {@code anthropic-ratelimit-*} headers and its error bodies, as Anthropic
+ * documents them.
  */
 final class AnthropicDialect extends Dialect {
 

@@ -67,7 +67,7 @@ public final class Outcomes {
     }
 
     /**
-     * The calls that ended with their interruption (as the contract says: an
+     * The calls that ended with their interruption (as a cancelled call must: an
      * {@link InterruptedIOException}, which the {@code RestClient} wraps) but whose
      * thread no longer had its interrupt flag.
      * @return the count

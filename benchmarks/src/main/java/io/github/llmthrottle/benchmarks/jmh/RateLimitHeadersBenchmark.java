@@ -56,7 +56,7 @@ public class RateLimitHeadersBenchmark {
         return RateLimitHeaders.parse(this.dialect, this.headers::getOrEmpty, this.receivedAt);
     }
 
-    /** A real Anthropic 200 header set (PROTOCOLS §1.1, tidyllm fixture). */
+    /** The header set of a real Anthropic 200 response, values as recorded. */
     static HttpHeaders anthropic() {
         HttpHeaders headers = new HttpHeaders();
         headers.set("date", "Thu, 21 Aug 2025 12:40:58 GMT");
@@ -83,7 +83,7 @@ public class RateLimitHeadersBenchmark {
         return headers;
     }
 
-    /** An OpenAI Chat Completions 200 header set (PROTOCOLS §2.1). */
+    /** The header set of an OpenAI Chat Completions 200 response. */
     static HttpHeaders openAi() {
         HttpHeaders headers = new HttpHeaders();
         headers.set("date", "Thu, 21 Aug 2025 12:40:58 GMT");

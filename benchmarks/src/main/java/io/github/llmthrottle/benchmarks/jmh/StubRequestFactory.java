@@ -41,8 +41,7 @@ final class StubRequestFactory implements ClientHttpRequestFactory {
     }
 
     /**
-     * The header set of a real Anthropic 200 response (PROTOCOLS §1.1), with limits of
-     * {@link #LIMIT}.
+     * The header set of a real Anthropic 200 response, with limits of {@link #LIMIT}.
      * @return the headers
      */
     static HttpHeaders anthropicHeaders() {

@@ -7,7 +7,7 @@ import com.anthropic.models.messages.MessageCreateParams;
 /**
  * The official {@code anthropic-java} SDK (OkHttp) pointed at the simulator, with its own
  * retries: 408/409/429/5xx retried up to {@code maxRetries} times, sleeping what
- * {@code retry-after} says or else 0.5 s doubling to 8 s with jitter (PROTOCOLS §3). No
+ * {@code retry-after} says or else 0.5 s doubling to 8 s with jitter, as the SDK does. No
  * rate limit.
  */
 final class AnthropicSdkContender implements Contender {
