@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -267,6 +268,9 @@ final class ThrottleSettingsMapper {
         });
     }
 
+    private static final String DEPLOYMENT_QUOTA = "A deployment's tokens count against its model's quota: "
+            + "set tokens-per-day or tokens-per-month on the model instead.";
+
     /**
      * The deployments of a model, each with the model's limits for what it leaves unset.
      */
@@ -277,6 +281,10 @@ final class ThrottleSettingsMapper {
             String property = prefix + name + ".";
             check(prefix + name, name, (value) -> !value.isBlank(), "is not a deployment name",
                     "Name the deployment, for example eu-west.");
+            check(property + "tokens-per-day", deployment.getTokensPerDay(), Objects::isNull,
+                    "is not applied to a deployment", DEPLOYMENT_QUOTA);
+            check(property + "tokens-per-month", deployment.getTokensPerMonth(), Objects::isNull,
+                    "is not applied to a deployment", DEPLOYMENT_QUOTA);
             ModelLimits own = limits(property, deployment);
             ModelLimits limits = new ModelLimits(orElse(own.requestsPerMinute(), model.requestsPerMinute()),
                     orElse(own.inputTokensPerMinute(), model.inputTokensPerMinute()),

@@ -316,6 +316,22 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void aDeploymentsOwnTokenQuotaIsRefusedRatherThanIgnored() {
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties sonnet = new ModelProperties();
+        DeploymentProperties east = new DeploymentProperties();
+        sonnet.setDeployments(Map.of("east", east));
+        client.setModels(Map.of("sonnet", sonnet));
+        east.setTokensPerDay(1_000_000L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments.east.tokens-per-day",
+                "is not applied to a deployment");
+        east.setTokensPerDay(null);
+        east.setTokensPerMonth(1_000_000L);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.deployments.east.tokens-per-month",
+                "is not applied to a deployment");
+    }
+
+    @Test
     void aDeploymentMayNotShareItsQualifiedNameWithAModel() {
         ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
         ModelProperties sonnet = new ModelProperties();
