@@ -47,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  * waits for the store but the call whose buckets are asked for. A call the store held
  * back asks again when the store said its buckets would hold enough (at most
  * {@link #SHARED_RECHECK_NANOS} later, as other instances may give back sooner), or as
- * soon as this instance gave tokens back ({@link #bucketsChanged()}).
+ * soon as this instance gave tokens back ({@link #bucketsChanged()}), including while its
+ * take was out: an answer sent before a give-back was applied does not hold it back.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
@@ -223,7 +224,8 @@ final class AdmissionGate {
         }
         // The slot is the taker's while it takes, so that the answer finds it free.
         return new Demand(buckets, dimensions.toArray(Dimension[]::new),
-                costs.stream().mapToLong(Long::longValue).toArray(), modelBuckets, this.concurrency.admit());
+                costs.stream().mapToLong(Long::longValue).toArray(), modelBuckets, this.concurrency.admit(),
+                this.generation);
     }
 
     /**
@@ -288,7 +290,10 @@ final class AdmissionGate {
         Blocker blocker = (modelWait > 0 || tenantWait <= 0) ? Blocker.MODEL : Blocker.TENANT;
         long wait = Math.min((blocker == Blocker.MODEL) ? modelWait : tenantWait, SHARED_RECHECK_NANOS);
         waiter.retryAt = Nanos.saturatedAdd(now, Math.max(wait, RACE_RETRY_NANOS));
-        waiter.retryGeneration = this.generation;
+        // The answer holds only while nothing was given back since the take was sent: a
+        // give-back applied while it was out (or before its answer got the lock) may not
+        // be in it, and would wake nobody else, so the call asks again at once.
+        waiter.retryGeneration = demand.generation();
         waiter.retryBlocker = blocker;
         waiter.blockedBy = blocker;
         // what the store says, not the recheck: other instances may give back sooner
@@ -352,8 +357,11 @@ final class AdmissionGate {
      * @param costs what the call needs of each
      * @param modelBuckets how many of the buckets are the model's
      * @param inFlight the calls in flight with the taker's slot, itself included
+     * @param generation the changes of this instance's buckets counted when the take was
+     * sent
      */
-    record Demand(List<TokenBucket> buckets, Dimension[] dimensions, long[] costs, int modelBuckets, int inFlight) {
+    record Demand(List<TokenBucket> buckets, Dimension[] dimensions, long[] costs, int modelBuckets, int inFlight,
+            long generation) {
     }
 
 }

@@ -11,6 +11,7 @@ import java.util.List;
 
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
+import io.github.llmthrottle.time.NoonTimeSource;
 import io.github.llmthrottle.time.SleeplessTimeSource;
 import io.github.llmthrottle.time.TimeSource;
 import tools.jackson.databind.JsonNode;
@@ -20,7 +21,6 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
@@ -28,7 +28,8 @@ import org.springframework.web.client.RestClient;
 /**
  * A whole Spring Boot web application (embedded Tomcat on a random port, actuator,
  * Micrometer with Prometheus, llm-throttle) whose {@code anthropic} client talks to an
- * {@link LlmSimulator} on loopback. Retries do not sleep; admission waits for real.
+ * {@link LlmSimulator} on loopback. Retries do not sleep; admission waits for real; the
+ * wall clock of both starts at noon of a fixed day ({@link NoonTimeSource}).
  */
 public final class ObservedApplication implements AutoCloseable {
 
@@ -63,7 +64,11 @@ public final class ObservedApplication implements AutoCloseable {
      * @return the running application
      */
     public static ObservedApplication start(String... properties) {
+        // the application's and the simulator's wall clock: at noon of a fixed day, so
+        // that no quota's day or month ends during a test
+        NoonTimeSource time = new NoonTimeSource();
         LlmSimulator simulator = LlmSimulator.builder()
+            .clock(time.clock())
             .apiKeys(API_KEY)
             .noLatency()
             .roundRemainingTokens(false)
@@ -87,7 +92,10 @@ public final class ObservedApplication implements AutoCloseable {
                 "llm.throttle.retry.jitter=none", "llm.throttle.queue.max-wait=1s"));
         args.addAll(List.of(properties));
         try {
+            TimeSource noSleep = new SleeplessTimeSource((duration) -> {
+            }, time::instant);
             ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
+                .initializers((initializing) -> initializing.getBeanFactory().registerSingleton("noSleep", noSleep))
                 .web(WebApplicationType.SERVLET)
                 .run(args.stream().map((arg) -> "--" + arg).toArray(String[]::new));
             return new ObservedApplication(simulator, context);
@@ -198,12 +206,6 @@ public final class ObservedApplication implements AutoCloseable {
                     "org.springframework.ai.model.openai.autoconfigure.OpenAiAudioTranscriptionAutoConfiguration",
                     "org.springframework.ai.model.openai.autoconfigure.OpenAiModerationAutoConfiguration" })
     static class App {
-
-        @Bean
-        TimeSource noSleep() {
-            return new SleeplessTimeSource((duration) -> {
-            });
-        }
 
     }
 

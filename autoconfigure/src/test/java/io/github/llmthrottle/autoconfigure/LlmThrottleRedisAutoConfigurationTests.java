@@ -16,6 +16,8 @@ import io.github.llmthrottle.limit.RedisBucketStore;
 import io.github.llmthrottle.limit.RedisQuotaStore;
 import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.limit.TestRedis;
+import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
@@ -76,10 +78,15 @@ class LlmThrottleRedisAutoConfigurationTests {
 
     @Test
     void storeRedisSharesTheTokenQuotasToo() {
-        this.runner
+        // Both applications on one clock that stands still: on the system's, midnight UTC
+        // between the two reservations would give the second a new day's budget. Far in
+        // the future of the Redis server's own clock, which expires the counters a day
+        // after their window.
+        FakeClock clock = FakeClock.at("2099-12-31T23:59:59Z");
+        this.runner.withBean(TimeSource.class, () -> clock)
             .withPropertyValues("llm.throttle.store=redis",
                     "llm.throttle.clients.anthropic.models.opus.tokens-per-day=1000")
-            .run((first) -> this.runner
+            .run((first) -> this.runner.withBean(TimeSource.class, () -> clock)
                 .withPropertyValues("llm.throttle.store=redis",
                         "llm.throttle.clients.anthropic.models.opus.tokens-per-day=1000")
                 .run((second) -> {
@@ -87,8 +94,7 @@ class LlmThrottleRedisAutoConfigurationTests {
                     first.getBean(TokenQuotas.class).reserve("anthropic", "opus", null, 600);
                     assertThatExceptionOfType(TokenQuotaExceededException.class)
                         .isThrownBy(() -> second.getBean(TokenQuotas.class).reserve("anthropic", "opus", null, 600));
-                    assertThat(keys())
-                        .anyMatch((key) -> key.startsWith(this.prefix + ":{quota}:model:anthropic:opus:day:"));
+                    assertThat(keys()).contains(this.prefix + ":{quota}:model:anthropic:opus:day:2099-12-31");
                 }));
     }
 

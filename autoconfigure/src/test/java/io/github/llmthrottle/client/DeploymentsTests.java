@@ -26,6 +26,8 @@ import io.github.llmthrottle.routing.CircuitState;
 import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
+import io.github.llmthrottle.time.NoonTimeSource;
+import io.github.llmthrottle.time.TimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,8 +77,11 @@ class DeploymentsTests {
 
     @BeforeEach
     void start() {
-        this.east = LlmSimulator.builder().noLatency().apiKeys("east-key").start();
+        // a wall clock at noon of a fixed day for all: no quota's day ends during a test
+        NoonTimeSource time = new NoonTimeSource();
+        this.east = LlmSimulator.builder().clock(time.clock()).noLatency().apiKeys("east-key").start();
         this.west = LlmSimulator.builder()
+            .clock(time.clock())
             .noLatency()
             .apiKeys("west-key")
             .model(SONNET, ModelLimits.of(1000, 1_000_000, 100_000))
@@ -89,6 +94,7 @@ class DeploymentsTests {
                             SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
                             LlmThrottleMetricsAutoConfiguration.class, LlmThrottleHealthAutoConfiguration.class))
             .withUserConfiguration(ObserverConfiguration.class)
+            .withBean(TimeSource.class, () -> time)
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
                     "llm.throttle.clients.anthropic.base-url=" + this.east.baseUrl(),
                     "llm.throttle.clients.anthropic.api-key=east-key",

@@ -22,6 +22,9 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
+import io.lettuce.core.event.command.CommandSucceededEvent;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -67,6 +70,9 @@ class ModelLimiterRedisTests {
     private final List<ReentrantLock> watched = new CopyOnWriteArrayList<>();
 
     private final AtomicInteger sentUnderLock = new AtomicInteger();
+
+    /** The bucket script's commands the stores of this test had answered. */
+    private final AtomicInteger scriptsAnswered = new AtomicInteger();
 
     @AfterEach
     void deleteKeysAndClose() throws Exception {
@@ -281,8 +287,11 @@ class ModelLimiterRedisTests {
         forwarder.resume();
         assertThat(store.isUnavailable()).isFalse();
         // the next call goes to Redis at once, and the late command's request is given
-        // back: two requests of three are left
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(limiter.state().available().requests()).isEqualTo(2));
+        // back: two requests of three are left. The levels shown said two before the
+        // late command even reached Redis: wait for the answers to the first admission,
+        // the late command and the give-back.
+        awaitAnswers(3);
+        assertThat(limiter.state().available().requests()).isEqualTo(2);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         assertThatExceptionOfType(AdmissionTimeoutException.class)
@@ -301,7 +310,10 @@ class ModelLimiterRedisTests {
         slow.permit().release(Permit.Outcome.SUCCESS);
         forwarder.resume();
         assertThat(store.isUnavailable()).isFalse();
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(limiter.state().available().requests()).isEqualTo(2));
+        // the answers to the first admission, the late command and its give-back (the
+        // local bucket's level, shown meanwhile, said two already)
+        awaitAnswers(3);
+        assertThat(limiter.state().available().requests()).isEqualTo(2);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         limiter.acquire(request(null, 0, 0)).release(Permit.Outcome.SUCCESS);
         assertThatExceptionOfType(AdmissionTimeoutException.class)
@@ -323,6 +335,15 @@ class ModelLimiterRedisTests {
             .until(() -> acquire.result.isDone() || limiter.state().queued().total() > before
                     || limiter.state().inFlight() > 0);
         return acquire;
+    }
+
+    /**
+     * Waits until the stores had {@code count} of the bucket script's commands answered
+     * in all: a command sent without waiting (a give-back) has then been applied.
+     */
+    private void awaitAnswers(int count) {
+        await().atMost(PATIENCE)
+            .untilAsserted(() -> assertThat(this.scriptsAnswered.get()).isGreaterThanOrEqualTo(count));
     }
 
     /** Waits until the stores have no command in flight. */
@@ -367,6 +388,14 @@ class ModelLimiterRedisTests {
                     if (lock.isHeldByCurrentThread()) {
                         ModelLimiterRedisTests.this.sentUnderLock.incrementAndGet();
                     }
+                }
+            }
+
+            @Override
+            public void commandSucceeded(CommandSucceededEvent event) {
+                ProtocolKeyword type = event.getCommand().getType();
+                if (type == CommandType.EVALSHA || type == CommandType.EVAL) {
+                    ModelLimiterRedisTests.this.scriptsAnswered.incrementAndGet();
                 }
             }
         });

@@ -2,9 +2,6 @@ package io.github.llmthrottle.limit;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.temporal.TemporalAdjusters;
 import java.util.List;
 import java.util.Map;
 
@@ -26,13 +23,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class TokenQuotasTests {
 
     /**
-     * 22:00 UTC on the last day of this month: two hours before a new day and a new
-     * month, and in the future of a Redis server's own clock, which expires the counters.
+     * 22:00 UTC on the last day of a year: two hours before a new day, a new month and a
+     * new year. A fixed instant, so that no test depends on the day it runs, far in the
+     * future of a Redis server's own clock, which expires the counters a day after their
+     * window (an instant in its past would expire them at once).
      */
-    static final Instant START = LocalDate.now(ZoneOffset.UTC)
-        .with(TemporalAdjusters.lastDayOfMonth())
-        .atTime(22, 0)
-        .toInstant(ZoneOffset.UTC);
+    static final Instant START = Instant.parse("2099-12-31T22:00:00Z");
 
     /** The next midnight UTC, where the day and the month of {@link #START} end. */
     static final Instant MIDNIGHT = START.plus(Duration.ofHours(2));
