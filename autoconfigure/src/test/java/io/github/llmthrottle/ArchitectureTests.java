@@ -1,5 +1,8 @@
 package io.github.llmthrottle;
 
+import java.net.URL;
+import java.util.List;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -7,6 +10,9 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
+
+import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
@@ -37,13 +43,21 @@ class ArchitectureTests {
      * What the core is built upon by: adapters of HTTP libraries, integrations, wiring.
      */
     private static final String[] ABOVE_THE_CORE = { "io.github.llmthrottle.autoconfigure..",
-            "io.github.llmthrottle.restclient..", "io.github.llmthrottle.annotation..",
+            "io.github.llmthrottle.store..", "io.github.llmthrottle.restclient..", "io.github.llmthrottle.annotation..",
             "io.github.llmthrottle.actuate..", "io.github.llmthrottle.metrics..", "io.github.llmthrottle.okhttp..",
             "io.github.llmthrottle.springai..", "io.github.llmthrottle.sdk..", "io.github.llmthrottle.langchain4j.." };
 
-    /** The main classes of this module (not its tests, not the testkit's classes). */
+    /**
+     * The main classes of the library's modules: the core, the Redis stores and the
+     * auto-configuration (not their tests, not the testkit's classes).
+     */
     private static final JavaClasses CLASSES = new ClassFileImporter()
-        .importUrl(LlmThrottleException.class.getProtectionDomain().getCodeSource().getLocation());
+        .importUrls(List.of(location(LlmThrottleException.class), location(RedisBucketStore.class),
+                location(LlmThrottleAutoConfiguration.class)));
+
+    private static URL location(Class<?> type) {
+        return type.getProtectionDomain().getCodeSource().getLocation();
+    }
 
     @Test
     void corePackagesDependOnNeitherSpringBootNorSpringWeb() {

@@ -2,8 +2,8 @@ package io.github.llmthrottle.autoconfigure;
 
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.QuotaStore;
-import io.github.llmthrottle.limit.RedisBucketStore;
-import io.github.llmthrottle.limit.RedisQuotaStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisQuotaStore;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
 

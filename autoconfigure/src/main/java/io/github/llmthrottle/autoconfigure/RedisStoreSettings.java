@@ -2,7 +2,7 @@ package io.github.llmthrottle.autoconfigure;
 
 import java.time.Duration;
 
-import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 
 /**
  * The checked settings of the Redis bucket store, mapped from

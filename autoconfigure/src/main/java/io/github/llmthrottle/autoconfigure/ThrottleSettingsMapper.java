@@ -29,7 +29,7 @@ import io.github.llmthrottle.limit.QuotaSettings;
 import io.github.llmthrottle.limit.QuotaSettings.ClientQuotas;
 import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.limit.SlowStartSettings;
-import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;

@@ -15,7 +15,7 @@ import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.QuotaSettings;
-import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.provider.ProviderDialect;

@@ -1,5 +1,8 @@
 package io.github.llmthrottle.limit;
 
+import io.github.llmthrottle.store.redis.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisQuotaStore;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

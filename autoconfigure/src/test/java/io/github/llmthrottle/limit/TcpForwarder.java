@@ -14,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Forwards a loopback port to another one, to make a server go away and come back, or
  * answer late ({@link #hold()}), in tests.
  */
-final class TcpForwarder implements AutoCloseable {
+public final class TcpForwarder implements AutoCloseable {
 
     private final int port;
 
@@ -28,13 +28,13 @@ final class TcpForwarder implements AutoCloseable {
 
     private boolean held;
 
-    TcpForwarder(int port, int target) {
+    public TcpForwarder(int port, int target) {
         this.port = port;
         this.target = target;
     }
 
     /** The port it listens on. */
-    int port() {
+    public int port() {
         return this.port;
     }
 
@@ -47,7 +47,7 @@ final class TcpForwarder implements AutoCloseable {
      * @return the port
      * @throws IOException if no port is free
      */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         int start = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(10_000);
         for (int i = 0; i < 10_000; i++) {
             int port = 20_000 + (start - 20_000 + i) % 10_000;
@@ -63,7 +63,7 @@ final class TcpForwarder implements AutoCloseable {
         throw new IOException("No free loopback port between 20000 and 29999");
     }
 
-    void start() throws IOException {
+    public void start() throws IOException {
         ServerSocket socket = bind();
         this.server = socket;
         Thread acceptor = new Thread(() -> accept(socket), "forwarder-accept");
@@ -144,14 +144,14 @@ final class TcpForwarder implements AutoCloseable {
      * Holds every byte in either direction until {@link #resume()}: the server seems to
      * take that long to answer.
      */
-    void hold() {
+    public void hold() {
         synchronized (this.holdLock) {
             this.held = true;
         }
     }
 
     /** Forwards what was held, and everything after it, at once again. */
-    void resume() {
+    public void resume() {
         synchronized (this.holdLock) {
             this.held = false;
             this.holdLock.notifyAll();
@@ -173,7 +173,7 @@ final class TcpForwarder implements AutoCloseable {
     }
 
     /** Stops listening and drops every forwarded connection. */
-    void stop() {
+    public void stop() {
         resume();
         ServerSocket socket = this.server;
         if (socket != null) {

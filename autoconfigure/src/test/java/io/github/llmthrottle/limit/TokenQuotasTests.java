@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Tests of {@link TokenQuotas} in memory, on a fake clock: daily and monthly budgets of a
  * model, a client and a tenant, exhausted and reset at the UTC boundary.
  */
-class TokenQuotasTests {
+public class TokenQuotasTests {
 
     /**
      * 22:00 UTC on the last day of a year: two hours before a new day, a new month and a
@@ -28,28 +28,28 @@ class TokenQuotasTests {
      * future of a Redis server's own clock, which expires the counters a day after their
      * window (an instant in its past would expire them at once).
      */
-    static final Instant START = Instant.parse("2099-12-31T22:00:00Z");
+    public static final Instant START = Instant.parse("2099-12-31T22:00:00Z");
 
     /** The next midnight UTC, where the day and the month of {@link #START} end. */
-    static final Instant MIDNIGHT = START.plus(Duration.ofHours(2));
+    public static final Instant MIDNIGHT = START.plus(Duration.ofHours(2));
 
-    final FakeClock clock = new FakeClock(START);
+    public final FakeClock clock = new FakeClock(START);
 
-    QuotaStore store() {
+    protected QuotaStore store() {
         return new LocalQuotaStore(this.clock);
     }
 
-    TokenQuotas quotas(QuotaSettings settings) {
+    protected TokenQuotas quotas(QuotaSettings settings) {
         return new TokenQuotas(settings, store(), this.clock);
     }
 
-    static QuotaSettings modelQuota(TokenQuota quota) {
+    public static QuotaSettings modelQuota(TokenQuota quota) {
         return new QuotaSettings(
                 Map.of("anthropic", new ClientQuotas(TokenQuota.NONE, TokenQuota.NONE, Map.of("opus", quota))),
                 TokenQuota.NONE, Map.of());
     }
 
-    static QuotaSettings tenantQuota(TokenQuota defaults, Map<String, TokenQuota> overrides) {
+    public static QuotaSettings tenantQuota(TokenQuota defaults, Map<String, TokenQuota> overrides) {
         return new QuotaSettings(Map.of(), defaults, overrides);
     }
 
@@ -279,10 +279,10 @@ class TokenQuotasTests {
     }
 
     /** Waits until the corrections made so far have reached the store. */
-    void corrected() {
+    protected void corrected() {
     }
 
-    long remaining(TokenQuotas quotas) {
+    protected long remaining(TokenQuotas quotas) {
         return quotas.states(Map.of("anthropic", List.of("opus"))).get(0).remaining();
     }
 

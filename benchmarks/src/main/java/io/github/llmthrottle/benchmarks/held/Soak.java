@@ -16,7 +16,7 @@ import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
 import io.github.llmthrottle.test.RandomFaults;

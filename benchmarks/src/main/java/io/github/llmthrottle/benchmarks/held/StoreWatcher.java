@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 
 /**
  * Whether the Redis store is serving calls without Redis, read every 20 ms; records each

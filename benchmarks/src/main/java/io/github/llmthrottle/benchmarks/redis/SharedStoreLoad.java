@@ -23,7 +23,7 @@ import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.limit.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;

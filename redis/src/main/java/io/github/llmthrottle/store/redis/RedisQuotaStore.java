@@ -1,4 +1,9 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
+
+import io.github.llmthrottle.limit.BucketStoreUnavailableException;
+import io.github.llmthrottle.limit.Dimension;
+import io.github.llmthrottle.limit.LocalQuotaStore;
+import io.github.llmthrottle.limit.QuotaStore;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.github.llmthrottle.limit.RedisConnector.Connection;
+import io.github.llmthrottle.store.redis.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;

@@ -1,4 +1,11 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
+
+import io.github.llmthrottle.limit.BucketStoreUnavailableException;
+import io.github.llmthrottle.limit.LocalBucketStore;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.Settlement;
+import io.github.llmthrottle.limit.SharedBucketStore;
+import io.github.llmthrottle.limit.TokenBucket;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -12,9 +19,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.llmthrottle.limit.RedisBucketScript.Operation;
-import io.github.llmthrottle.limit.RedisBucketScript.Reply;
-import io.github.llmthrottle.limit.RedisConnector.Connection;
+import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
+import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
+import io.github.llmthrottle.store.redis.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;

@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,8 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
+
+import io.github.llmthrottle.limit.BucketKeys;
+import io.github.llmthrottle.limit.BurstCapacity;
+import io.github.llmthrottle.limit.TokenBucket;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -9,7 +9,7 @@ package io.github.llmthrottle.limit;
  * tag <code>{client:model}</code>, so that one admission's buckets are in one slot, as a
  * script that takes them all needs ({@link RedisBucketScript}).
  */
-final class BucketKeys {
+public final class BucketKeys {
 
     private BucketKeys() {
     }

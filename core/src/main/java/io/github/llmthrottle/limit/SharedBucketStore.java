@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * its lock; the store's {@link TokenBucket} handles never wait for it (see
  * {@link TokenBucket}).
  */
-interface SharedBucketStore extends BucketStore {
+public interface SharedBucketStore extends BucketStore {
 
     /**
      * Takes {@code costs[i]} from {@code buckets.get(i)} for every {@code i}, or nothing:
@@ -41,7 +41,7 @@ interface SharedBucketStore extends BucketStore {
     record Take(@Nullable Settlement settlement, long modelWaitNanos, long tenantWaitNanos) {
 
         /** Whether every bucket was taken. */
-        boolean taken() {
+        public boolean taken() {
             return this.settlement != null;
         }
 

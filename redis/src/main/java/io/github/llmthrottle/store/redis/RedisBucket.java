@@ -1,9 +1,11 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
+
+import io.github.llmthrottle.limit.TokenBucket;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.llmthrottle.limit.RedisBucketScript.Operation;
+import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -75,7 +75,7 @@ public interface QuotaStore {
      */
     record Take(int exceeded, @Nullable Correction correction) {
 
-        static Take refused(int exceeded) {
+        public static Take refused(int exceeded) {
             return new Take(exceeded, null);
         }
 

@@ -43,7 +43,7 @@ public enum Dimension {
         };
     }
 
-    static long saturatedAdd(long a, long b) {
+    public static long saturatedAdd(long a, long b) {
         long sum = a + b;
         return (((a ^ sum) & (b ^ sum)) < 0) ? Long.MAX_VALUE : sum;
     }

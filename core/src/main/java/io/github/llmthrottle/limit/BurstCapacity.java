@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} guards it with its lock.
  */
-final class BurstCapacity {
+public final class BurstCapacity {
 
     private static final long MINUTE_NANOS = TimeUnit.MINUTES.toNanos(1);
 

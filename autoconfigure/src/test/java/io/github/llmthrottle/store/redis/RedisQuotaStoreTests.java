@@ -1,4 +1,13 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
+
+import io.github.llmthrottle.limit.QuotaReservation;
+import io.github.llmthrottle.limit.QuotaSettings;
+import io.github.llmthrottle.limit.QuotaStore;
+import io.github.llmthrottle.limit.TcpForwarder;
+import io.github.llmthrottle.limit.TestRedis;
+import io.github.llmthrottle.limit.TokenQuota;
+import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.limit.TokenQuotasTests;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +49,7 @@ class RedisQuotaStoreTests extends TokenQuotasTests {
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     @Override
-    QuotaStore store() {
+    protected QuotaStore store() {
         RedisQuotaStore store = new RedisQuotaStore(this.client, this.prefix, false, Duration.ofSeconds(2),
                 Duration.ofSeconds(1), this.clock);
         this.stores.add(store);
@@ -49,7 +58,7 @@ class RedisQuotaStoreTests extends TokenQuotasTests {
 
     /** Corrections are sent without waiting. */
     @Override
-    void corrected() {
+    protected void corrected() {
         for (RedisQuotaStore store : this.stores) {
             try {
                 store.awaitSent();
@@ -62,7 +71,7 @@ class RedisQuotaStoreTests extends TokenQuotasTests {
 
     /** What is left once the corrections are answered. */
     @Override
-    long remaining(TokenQuotas quotas) {
+    protected long remaining(TokenQuotas quotas) {
         corrected();
         return super.remaining(quotas);
     }

@@ -6,7 +6,7 @@ package io.github.llmthrottle.limit;
  * back to), whichever store is up when it settles.
  */
 @FunctionalInterface
-interface Settlement {
+public interface Settlement {
 
     /**
      * Takes {@code amounts[i]} more from the {@code i}-th bucket of the reservation, a

@@ -1,4 +1,16 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store.redis;
+
+import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.limit.BucketStore;
+import io.github.llmthrottle.limit.BucketStoreUnavailableException;
+import io.github.llmthrottle.limit.ClientLimits;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.limit.TcpForwarder;
+import io.github.llmthrottle.limit.TestRedis;
+import io.github.llmthrottle.limit.TokenBucket;
 
 import java.time.Duration;
 import java.util.ArrayList;
