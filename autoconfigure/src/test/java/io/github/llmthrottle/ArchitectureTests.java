@@ -12,6 +12,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.langchain4j.LangChain4jThrottling;
+import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
+import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
@@ -48,12 +51,14 @@ class ArchitectureTests {
             "io.github.llmthrottle.springai..", "io.github.llmthrottle.sdk..", "io.github.llmthrottle.langchain4j.." };
 
     /**
-     * The main classes of the library's modules: the core, the Redis stores and the
-     * auto-configuration (not their tests, not the testkit's classes).
+     * The main classes of the library's modules: the core, the Redis stores, the
+     * integrations and the auto-configuration (not their tests, not the testkit's
+     * classes).
      */
     private static final JavaClasses CLASSES = new ClassFileImporter()
         .importUrls(List.of(location(LlmThrottleException.class), location(RedisBucketStore.class),
-                location(LlmThrottleAutoConfiguration.class)));
+                location(OkHttpThrottlingInterceptor.class), location(AnthropicSdkThrottling.class),
+                location(LangChain4jThrottling.class), location(LlmThrottleAutoConfiguration.class)));
 
     private static URL location(Class<?> type) {
         return type.getProtectionDomain().getCodeSource().getLocation();
