@@ -2,8 +2,6 @@ package io.github.llmthrottle.provider;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -42,16 +40,6 @@ public final class RequestBodyReader {
 
     private static final Set<String> PROMPT_FIELDS = Set.of("messages", "system", "tools", "prompt", "input",
             "instructions", "tool_choice", "functions");
-
-    /** The prompt fields Anthropic caches, in the order it caches them. */
-    private static final List<String> CACHED_SECTIONS = List.of("tools", "system", "messages");
-
-    /** How many blocks before a breakpoint Anthropic looks back for a cached prefix. */
-    private static final int LOOKBACK_BLOCKS = 20;
-
-    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
-
-    private static final long FNV_PRIME = 0x100000001b3L;
 
     private static final byte[] CACHE_CONTROL = "\"cache_control\"".getBytes(StandardCharsets.US_ASCII);
 
@@ -113,7 +101,7 @@ public final class RequestBodyReader {
         boolean stream = false;
         boolean includeUsage = false;
         boolean promptComplete = true;
-        Prompt prompt = new Prompt(marksCache);
+        PromptTally prompt = new PromptTally(marksCache);
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             return LlmRequest.unknown(bodyBytes);
         }
@@ -183,7 +171,7 @@ public final class RequestBodyReader {
      * place the provider may have cached the prompt up to)
      */
     private void count(JsonParser parser, JsonToken value, @Nullable String field, @Nullable String parent,
-            boolean inArray, Prompt prompt) {
+            boolean inArray, PromptTally prompt) {
         switch (value) {
             case START_OBJECT -> countObject(parser, field, inArray, prompt);
             case START_ARRAY -> {
@@ -196,8 +184,8 @@ public final class RequestBodyReader {
             }
             case VALUE_STRING -> {
                 prompt.hash(parser);
-                if (isMedia(parser, field, parent)) {
-                    prompt.mediaTokens += isLink(parser) ? MediaTokens.MAX_IMAGE_TOKENS
+                if (MediaFields.isMedia(parser, field, parent)) {
+                    prompt.mediaTokens += MediaFields.isLink(parser) ? MediaTokens.MAX_IMAGE_TOKENS
                             : MediaTokens.ofBase64(parser.getString());
                 }
                 else {
@@ -208,7 +196,7 @@ public final class RequestBodyReader {
         }
     }
 
-    private void countObject(JsonParser parser, @Nullable String field, boolean inArray, Prompt prompt) {
+    private void countObject(JsonParser parser, @Nullable String field, boolean inArray, PromptTally prompt) {
         Block block = new Block();
         prompt.hash('{');
         while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
@@ -238,7 +226,7 @@ public final class RequestBodyReader {
             }
         }
         prompt.hash('}');
-        prompt.mediaTokens += block.referenceTokens(this.documentTokens);
+        prompt.mediaTokens += MediaFields.referenceTokens(block.type, block.references, this.documentTokens);
         if (inArray) {
             prompt.blockEnded(block.breakpoint);
         }
@@ -249,7 +237,7 @@ public final class RequestBodyReader {
      * what it holds, a URL or a file id by the kind of block it is in (decided when the
      * block ends, whatever the order of its fields).
      */
-    private void source(JsonParser parser, Block block, Prompt prompt) {
+    private void source(JsonParser parser, Block block, PromptTally prompt) {
         String type = null;
         String data = null;
         prompt.hash('{');
@@ -306,37 +294,6 @@ public final class RequestBodyReader {
         return ttl;
     }
 
-    private static boolean isMedia(JsonParser parser, @Nullable String field, @Nullable String parent) {
-        if (field == null) {
-            return false;
-        }
-        return switch (field) {
-            case "data" -> "input_audio".equals(parent);
-            case "url" -> "image_url".equals(parent) || startsWith(parser, "data:");
-            case "image_url", "file_data" -> true;
-            default -> false;
-        };
-    }
-
-    /** Whether the current string value is a link rather than inline data. */
-    private static boolean isLink(JsonParser parser) {
-        return startsWith(parser, "http:") || startsWith(parser, "https:");
-    }
-
-    private static boolean startsWith(JsonParser parser, String prefix) {
-        if (parser.getStringLength() < prefix.length()) {
-            return false;
-        }
-        char[] chars = parser.getStringCharacters();
-        int offset = parser.getStringOffset();
-        for (int i = 0; i < prefix.length(); i++) {
-            if (Character.toLowerCase(chars[offset + i]) != prefix.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static boolean contains(byte[] body, byte[] part) {
         outer: for (int i = 0; i <= body.length - part.length; i++) {
             for (int j = 0; j < part.length; j++) {
@@ -370,176 +327,6 @@ public final class RequestBodyReader {
          * The TTL of the block's {@code cache_control}, or {@code null} when it has none.
          */
         @Nullable Duration breakpoint;
-
-        long referenceTokens(long documentTokens) {
-            if (this.references == 0) {
-                return 0;
-            }
-            boolean image = this.type != null && this.type.contains("image");
-            return this.references * (image ? MediaTokens.MAX_IMAGE_TOKENS : documentTokens);
-        }
-
-    }
-
-    /**
-     * What the prompt fields hold, and the hashes of the cached sections as they are
-     * read.
-     */
-    private static final class Prompt {
-
-        /**
-         * Whether the prompt marks a prefix for the cache: nothing is hashed otherwise.
-         */
-        private final boolean hashing;
-
-        long characters;
-
-        long mediaTokens;
-
-        /** The cached section being read (an index of CACHED_SECTIONS), or -1. */
-        private int section = -1;
-
-        private final long[] hashes = { FNV_OFFSET, FNV_OFFSET, FNV_OFFSET };
-
-        private final long[] sectionCharacters = new long[3];
-
-        private final long[] sectionMedia = new long[3];
-
-        /** The characters and media before the section being read. */
-        private long charactersBefore;
-
-        private long mediaBefore;
-
-        private final List<Mark> marks = new ArrayList<>();
-
-        /** Whether the field being read holds tool definitions. */
-        private boolean tools;
-
-        void enter(String field) {
-            closeSection();
-            this.section = CACHED_SECTIONS.indexOf(field);
-            this.tools = "tools".equals(field) || "functions".equals(field);
-            this.charactersBefore = this.characters;
-            this.mediaBefore = this.mediaTokens;
-        }
-
-        private void closeSection() {
-            if (this.section >= 0) {
-                this.sectionCharacters[this.section] += this.characters - this.charactersBefore;
-                this.sectionMedia[this.section] += this.mediaTokens - this.mediaBefore;
-            }
-        }
-
-        /** Whether property names are text here: the schemas of tool definitions. */
-        boolean countsNames() {
-            return this.tools;
-        }
-
-        Prompt(boolean hashing) {
-            this.hashing = hashing;
-        }
-
-        void hash(char marker) {
-            mix(marker);
-        }
-
-        void hashName(String name) {
-            if (!hashes()) {
-                return;
-            }
-            mix(':');
-            for (int i = 0; i < name.length(); i++) {
-                mix(name.charAt(i));
-            }
-        }
-
-        void hash(JsonParser parser) {
-            if (!hashes()) {
-                return;
-            }
-            mix('"');
-            if (parser.currentToken() == JsonToken.VALUE_STRING) {
-                char[] chars = parser.getStringCharacters();
-                int offset = parser.getStringOffset();
-                int length = parser.getStringLength();
-                for (int i = offset; i < offset + length; i++) {
-                    mix(chars[i]);
-                }
-            }
-            else {
-                String text = parser.getString();
-                for (int i = 0; i < text.length(); i++) {
-                    mix(text.charAt(i));
-                }
-            }
-        }
-
-        private boolean hashes() {
-            return this.hashing && this.section >= 0;
-        }
-
-        private void mix(char c) {
-            if (hashes()) {
-                this.hashes[this.section] = (this.hashes[this.section] ^ c) * FNV_PRIME;
-            }
-        }
-
-        /** A block of a cached section ended: the prompt may be cached up to here. */
-        void blockEnded(@Nullable Duration breakpoint) {
-            if (this.section < 0) {
-                return;
-            }
-            this.marks.add(new Mark(this.section, this.hashes[this.section],
-                    this.sectionCharacters[this.section] + this.characters - this.charactersBefore,
-                    this.sectionMedia[this.section] + this.mediaTokens - this.mediaBefore, breakpoint));
-        }
-
-        /**
-         * The prefixes at each breakpoint and at the blocks the provider looks back to
-         * before one, in the provider's order (tools, system, messages), shortest first.
-         */
-        List<PromptPrefix> prefixes() {
-            closeSection();
-            this.section = -1;
-            if (this.marks.stream().noneMatch((mark) -> mark.breakpoint != null)) {
-                return List.of();
-            }
-            List<Mark> ordered = new ArrayList<>(this.marks);
-            // stable: the marks of one section stay in the order they were read
-            ordered.sort((a, b) -> Integer.compare(a.section, b.section));
-            List<PromptPrefix> prefixes = new ArrayList<>();
-            int lastBreakpoint = -1;
-            for (int i = ordered.size() - 1; i >= 0; i--) {
-                if (ordered.get(i).breakpoint != null) {
-                    lastBreakpoint = i;
-                }
-                if (lastBreakpoint >= 0 && lastBreakpoint - i <= LOOKBACK_BLOCKS) {
-                    prefixes.add(0, prefix(ordered.get(i)));
-                }
-            }
-            return prefixes;
-        }
-
-        private PromptPrefix prefix(Mark mark) {
-            long hash = FNV_OFFSET;
-            long characters = 0;
-            long media = 0;
-            for (int s = 0; s < mark.section; s++) {
-                hash = (hash ^ this.hashes[s]) * FNV_PRIME;
-                characters += this.sectionCharacters[s];
-                media += this.sectionMedia[s];
-            }
-            hash = (hash ^ mark.hash) * FNV_PRIME;
-            hash = (hash ^ mark.section) * FNV_PRIME;
-            Duration ttl = (mark.breakpoint != null) ? mark.breakpoint : PromptPrefix.FIVE_MINUTES;
-            return new PromptPrefix(hash, characters + mark.characters, media + mark.media, mark.breakpoint != null,
-                    ttl);
-        }
-
-    }
-
-    /** Where a block of a cached section ended, within its section. */
-    private record Mark(int section, long hash, long characters, long media, @Nullable Duration breakpoint) {
 
     }
 
