@@ -1,7 +1,6 @@
 package io.github.llmthrottle.store.redis;
 
 import io.github.llmthrottle.limit.BucketStoreUnavailableException;
-import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.Settlement;
 import io.github.llmthrottle.limit.SharedBucketStore;
@@ -83,7 +82,10 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private final TimeSource timeSource;
 
-    private final LocalBucketStore local;
+    /**
+     * The local buckets that stand in for the shared ones while Redis does not answer.
+     */
+    private final LocalFallback local;
 
     private final RedisConnector redis;
 
@@ -121,7 +123,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.onFailure = onFailure;
         this.timeout = timeout;
         this.timeSource = timeSource;
-        this.local = new LocalBucketStore(timeSource);
+        this.local = new LocalFallback(timeSource);
         this.sender = Executors.newSingleThreadExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "llm-throttle-redis-send");
             thread.setDaemon(true);
@@ -176,7 +178,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         if (this.onFailure == OnFailure.REJECT) {
             throw new BucketStoreUnavailableException("Redis bucket store unavailable", this.redis.untilRetry(), cause);
         }
-        return takeLocally(buckets, costs, modelBuckets);
+        return this.local.take(buckets, costs, modelBuckets);
     }
 
     /**
@@ -212,48 +214,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     public void close() {
         this.sender.shutdown();
         this.redis.close();
-    }
-
-    /** A take served by the local buckets of the same keys, all or nothing. */
-    private Take takeLocally(RedisBucket[] buckets, long[] costs, int modelBuckets) {
-        TokenBucket[] local = new TokenBucket[buckets.length];
-        long modelWait = 0;
-        long tenantWait = 0;
-        for (int i = 0; i < buckets.length; i++) {
-            local[i] = local(buckets[i]);
-            long wait = local[i].nanosToWaitFor(costs[i]);
-            if (i < modelBuckets) {
-                modelWait = Math.max(modelWait, wait);
-            }
-            else {
-                tenantWait = Math.max(tenantWait, wait);
-            }
-        }
-        Take take;
-        if (modelWait > 0 || tenantWait > 0) {
-            take = new Take(null, modelWait, tenantWait);
-        }
-        else {
-            int taken = 0;
-            while (taken < local.length && local[taken].tryConsume(costs[taken])) {
-                taken++;
-            }
-            if (taken == local.length) {
-                take = new Take(new LocalSettlement(buckets, local), 0, 0);
-            }
-            else {
-                // A settlement of the same buckets came in between: give back, look
-                // again.
-                for (int i = 0; i < taken; i++) {
-                    local[i].refund(costs[i]);
-                }
-                take = new Take(null, 0, 0);
-            }
-        }
-        for (int i = 0; i < buckets.length; i++) {
-            buckets[i].observeLocal(local[i]);
-        }
-        return take;
     }
 
     private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
@@ -338,31 +298,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             send(connection, operation, new RedisBucket[] { bucket }, new long[] { amount }, null);
         }
         else if (this.onFailure == OnFailure.LOCAL) {
-            TokenBucket local = local(bucket);
-            switch (operation) {
-                case ADJUST -> {
-                    if (amount > 0) {
-                        local.forceConsume(amount);
-                    }
-                    else {
-                        local.refund(-amount);
-                    }
-                }
-                case CAP -> local.limitTo(amount);
-                case TAKE -> local.tryConsume(amount);
-            }
-            bucket.observeLocal(local);
+            this.local.change(bucket, operation, amount);
         }
-    }
-
-    /**
-     * The local bucket that stands in for {@code bucket} while Redis does not answer,
-     * capped as the shared one is.
-     */
-    private TokenBucket local(RedisBucket bucket) {
-        TokenBucket local = this.local.bucket(bucket.key, bucket.capacity());
-        local.limitBurst(bucket.burstCapacity());
-        return local;
     }
 
     long nowMicros() {
@@ -411,41 +348,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                 givesBack |= amount < 0;
             }
             send(this.connection, Operation.ADJUST, this.buckets, amounts, givesBack ? givenBack : null);
-        }
-
-    }
-
-    /**
-     * The settlement of a reservation served by local buckets while Redis did not answer:
-     * to the same local buckets, even once Redis answers again.
-     */
-    private static final class LocalSettlement implements Settlement {
-
-        private final RedisBucket[] buckets;
-
-        private final TokenBucket[] local;
-
-        LocalSettlement(RedisBucket[] buckets, TokenBucket[] local) {
-            this.buckets = buckets;
-            this.local = local;
-        }
-
-        @Override
-        public void adjust(long[] amounts, Runnable givenBack) {
-            boolean gaveBack = false;
-            for (int i = 0; i < amounts.length; i++) {
-                if (amounts[i] < 0) {
-                    this.local[i].refund(-amounts[i]);
-                    gaveBack = true;
-                }
-                else if (amounts[i] > 0) {
-                    this.local[i].forceConsume(amounts[i]);
-                }
-                this.buckets[i].observeLocal(this.local[i]);
-            }
-            if (gaveBack) {
-                givenBack.run();
-            }
         }
 
     }
