@@ -3,15 +3,11 @@ package io.github.llmthrottle.test;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import org.jspecify.annotations.Nullable;
@@ -26,15 +22,19 @@ import io.github.llmthrottle.test.StatsRecorder.Outcome;
  */
 final class SimulatorHandler implements HttpHandler {
 
-    private static final String LEAVE = SimulatorHandler.class.getName() + ".leave";
-
     /** The key of the count_tokens request limit, which no model shares. */
     private static final String COUNT_TOKENS = "count_tokens";
 
     private final SimulatorState simulator;
 
+    private final SimulatorResponses responses;
+
+    private final AnswerWriter answers;
+
     SimulatorHandler(SimulatorState simulator) {
         this.simulator = simulator;
+        this.responses = new SimulatorResponses(simulator);
+        this.answers = new AnswerWriter(simulator, this.responses);
     }
 
     @Override
@@ -48,7 +48,7 @@ final class SimulatorHandler implements HttpHandler {
         }
         catch (RuntimeException ex) {
             if (exchange.getResponseCode() == -1) {
-                send(exchange, 500,
+                SimulatorResponses.send(exchange, 500,
                         "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Simulator error: "
                                 + ex.getClass().getSimpleName() + "\"}}",
                         new LinkedHashMap<>());
@@ -94,7 +94,7 @@ final class SimulatorHandler implements HttpHandler {
                                         : Dialect.ANTHROPIC;
                 exchange.getRequestBody().readAllBytes();
                 ErrorSpec notFound = guess.error(404);
-                sendError(exchange, guess, guess.newRequestId(),
+                this.responses.sendError(exchange, guess, guess.newRequestId(),
                         new ErrorSpec(404, notFound.type(), notFound.code(),
                                 (guess == Dialect.ANTHROPIC) ? "Not Found" : "Invalid URL (POST " + path + ")"),
                         null, new LinkedHashMap<>());
@@ -105,8 +105,8 @@ final class SimulatorHandler implements HttpHandler {
         String requestId = dialect.newRequestId();
         if (!"POST".equalsIgnoreCase(exchange.getRequestMethod())) {
             ErrorSpec error = dialect.error(405);
-            sendError(exchange, dialect, requestId, new ErrorSpec(405, error.type(), null, "Method Not Allowed"), null,
-                    new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId,
+                    new ErrorSpec(405, error.type(), null, "Method Not Allowed"), null, new LinkedHashMap<>());
             return;
         }
         StatsRecorder stats = this.simulator.recorder();
@@ -117,7 +117,8 @@ final class SimulatorHandler implements HttpHandler {
                 stats.attempt(null);
                 stats.outcome(null, Outcome.OTHER_ERROR);
             }
-            sendError(exchange, dialect, requestId, dialect.unauthorized(missing), null, new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId, dialect.unauthorized(missing), null,
+                    new LinkedHashMap<>());
             return;
         }
         JsonNode body;
@@ -132,7 +133,7 @@ final class SimulatorHandler implements HttpHandler {
                 stats.attempt(null);
                 stats.outcome(null, Outcome.OTHER_ERROR);
             }
-            sendError(exchange, dialect, requestId, dialect.unparseable(), null, new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId, dialect.unparseable(), null, new LinkedHashMap<>());
             return;
         }
         if (countTokens) {
@@ -146,7 +147,7 @@ final class SimulatorHandler implements HttpHandler {
         catch (InvalidRequest ex) {
             stats.attempt(null);
             stats.outcome(null, Outcome.OTHER_ERROR);
-            sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
             return;
         }
         String model = request.model();
@@ -163,7 +164,7 @@ final class SimulatorHandler implements HttpHandler {
                 this.simulator.exit(model);
             }
         };
-        exchange.setAttribute(LEAVE, leave);
+        SimulatorResponses.onLeave(exchange, leave);
         try {
             serve(exchange, request, requestId, global, forModel);
         }
@@ -183,7 +184,7 @@ final class SimulatorHandler implements HttpHandler {
             tokens = ((AnthropicDialect) dialect).countTokens(body);
         }
         catch (InvalidRequest ex) {
-            sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId, dialect.invalid(ex), null, new LinkedHashMap<>());
             return;
         }
         RateLimiter limiter = this.simulator.countTokensLimiter();
@@ -192,13 +193,13 @@ final class SimulatorHandler implements HttpHandler {
         Map<String, String> headers = new LinkedHashMap<>(
                 dialect.rateLimitHeaders(limiter.levels(key), this.simulator.now(), this.simulator.roundRemaining()));
         if (rejection != null) {
-            sendError(exchange, dialect, requestId, dialect.rateLimited(rejection, COUNT_TOKENS), retryAfter(rejection),
-                    headers);
+            this.responses.sendError(exchange, dialect, requestId, dialect.rateLimited(rejection, COUNT_TOKENS),
+                    retryAfter(rejection), headers);
             return;
         }
         headers.put(dialect.requestIdHeader(), requestId);
         this.simulator.overrideHeaders(headers);
-        send(exchange, 200, "{\"input_tokens\":" + tokens + "}", headers);
+        SimulatorResponses.send(exchange, 200, "{\"input_tokens\":" + tokens + "}", headers);
     }
 
     /**
@@ -212,13 +213,14 @@ final class SimulatorHandler implements HttpHandler {
         String requestId = dialect.newRequestId();
         if (!"GET".equalsIgnoreCase(exchange.getRequestMethod())) {
             ErrorSpec error = dialect.error(405);
-            sendError(exchange, dialect, requestId, new ErrorSpec(405, error.type(), null, "Method Not Allowed"), null,
-                    new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId,
+                    new ErrorSpec(405, error.type(), null, "Method Not Allowed"), null, new LinkedHashMap<>());
             return;
         }
         Boolean missing = this.simulator.rejectKey(apiKey(exchange));
         if (missing != null) {
-            sendError(exchange, dialect, requestId, dialect.unauthorized(missing), null, new LinkedHashMap<>());
+            this.responses.sendError(exchange, dialect, requestId, dialect.unauthorized(missing), null,
+                    new LinkedHashMap<>());
             return;
         }
         long length = download.length(this.simulator.downloadBytes());
@@ -226,7 +228,7 @@ final class SimulatorHandler implements HttpHandler {
         headers.put(dialect.requestIdHeader(), requestId);
         headers.put("content-type", download.contentType());
         this.simulator.overrideHeaders(headers);
-        apply(exchange.getResponseHeaders(), headers);
+        SimulatorResponses.apply(exchange.getResponseHeaders(), headers);
         exchange.sendResponseHeaders(200, (length == 0) ? -1 : length);
         try (OutputStream out = exchange.getResponseBody()) {
             download.write(out, length);
@@ -254,7 +256,8 @@ final class SimulatorHandler implements HttpHandler {
             if (override == null) {
                 SimulatorFaults.ConcurrencyLimit cap = this.simulator.exceededConcurrency(model, global, forModel);
                 if (cap != null) {
-                    sendError(exchange, request, requestId, dialect.concurrencyExceeded(cap.status(), cap.max()), null,
+                    this.responses.sendError(exchange, request, requestId,
+                            dialect.concurrencyExceeded(cap.status(), cap.max()), null,
                             (fault != null) ? fault : Fault.ok());
                     return;
                 }
@@ -283,16 +286,17 @@ final class SimulatorHandler implements HttpHandler {
                 throw new DropConnection();
             }
             case ERROR -> {
-                sendError(exchange, request, requestId, dialect.error(fault.status()).withOverrides(fault), null,
-                        fault);
+                this.responses.sendError(exchange, request, requestId,
+                        dialect.error(fault.status()).withOverrides(fault), null, fault);
                 return;
             }
             case OVERLOADED -> {
-                sendError(exchange, request, requestId, dialect.overloaded().withOverrides(fault), null, fault);
+                this.responses.sendError(exchange, request, requestId, dialect.overloaded().withOverrides(fault), null,
+                        fault);
                 return;
             }
             case QUOTA -> {
-                sendError(exchange, request, requestId,
+                this.responses.sendError(exchange, request, requestId,
                         dialect.quotaExceeded(this.simulator.now()).withOverrides(fault), null, fault);
                 return;
             }
@@ -304,8 +308,8 @@ final class SimulatorHandler implements HttpHandler {
         request = this.simulator.lookUpCache(request);
         RateLimiter.Rejection rejection = this.simulator.limiter().tryAdmit(key, dialect.demand(request));
         if (rejection != null) {
-            sendError(exchange, request, requestId, dialect.rateLimited(rejection, model), retryAfter(rejection),
-                    fault);
+            this.responses.sendError(exchange, request, requestId, dialect.rateLimited(rejection, model),
+                    retryAfter(rejection), fault);
             return;
         }
         this.simulator.commitCache(request);
@@ -316,172 +320,11 @@ final class SimulatorHandler implements HttpHandler {
         int output = Math.max(1, Math.min(ceiling, wanted));
         boolean maxed = wanted >= ceiling;
         if (request.stream()) {
-            stream(exchange, request, requestId, key, fault, kind, second, output, maxed);
+            this.answers.stream(exchange, request, requestId, key, fault, kind, second, output, maxed);
         }
         else {
-            complete(exchange, request, requestId, key, fault, second, output, maxed);
+            this.answers.complete(exchange, request, requestId, key, fault, second, output, maxed);
         }
-    }
-
-    private void complete(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key, Fault fault,
-            long second, int output, boolean maxed) throws IOException {
-        Dialect dialect = request.dialect();
-        try {
-            pause(this.simulator.baseLatency().plus(this.simulator.perTokenLatency().multipliedBy(output)));
-        }
-        catch (DropConnection ex) {
-            settle(request, key, second, 0, Outcome.RESET);
-            throw ex;
-        }
-        dialect.settle(this.simulator.limiter(), key, request, output);
-        this.simulator.recorder().output(request.model(), second, output);
-        Instant now = this.simulator.now();
-        String body = dialect.completion(request, dialect.newMessageId(), now, Dialect.text(0, output), output, maxed);
-        Map<String, String> headers = headers(request, requestId, null, fault);
-        // Recorded before the client can see the response, so that stats read right after
-        // it are complete.
-        this.simulator.recorder().outcome(request.model(), Outcome.SUCCESS);
-        send(exchange, 200, body, headers);
-    }
-
-    private void stream(HttpExchange exchange, SimRequest request, String requestId, RateLimiter.Key key, Fault fault,
-            Fault.Kind kind, long second, int output, boolean maxed) throws IOException {
-        Dialect dialect = request.dialect();
-        StatsRecorder stats = this.simulator.recorder();
-        boolean trigger = kind == Fault.Kind.STREAM_ERROR || kind == Fault.Kind.STREAM_CUT;
-        int emitted = 0;
-        boolean settled = false;
-        try {
-            Map<String, String> headers = headers(request, requestId, null, fault);
-            headers.putIfAbsent("content-type", "text/event-stream; charset=utf-8");
-            headers.putIfAbsent("cache-control", "no-cache");
-            apply(exchange.getResponseHeaders(), headers);
-            exchange.sendResponseHeaders(200, 0);
-            OutputStream out = exchange.getResponseBody();
-            String id = dialect.newMessageId();
-            Instant now = this.simulator.now();
-            write(out, dialect.streamStart(request, id, now));
-            pause(this.simulator.baseLatency());
-            int deltas = 0;
-            int perEvent = this.simulator.tokensPerEvent();
-            while (emitted < output && !(trigger && deltas == fault.afterEvents())) {
-                int tokens = Math.min(perEvent, output - emitted);
-                pause(this.simulator.perTokenLatency().multipliedBy(tokens));
-                write(out, List.of(dialect.streamDelta(request, id, now, Dialect.text(emitted, tokens), deltas)));
-                emitted += tokens;
-                deltas++;
-            }
-            if (kind == Fault.Kind.STREAM_CUT) {
-                throw new DropConnection();
-            }
-            // Settled and recorded before the last events, so that buckets and stats read
-            // right after the stream ends are complete.
-            settled = true;
-            settle(request, key, second, emitted, Outcome.SUCCESS);
-            leave(exchange);
-            if (kind == Fault.Kind.STREAM_ERROR) {
-                stats.streamError(request.model());
-                write(out, List.of(dialect.streamError(request, id, now, deltas, fault)));
-            }
-            else {
-                write(out, dialect.streamEnd(request, id, now, emitted, maxed, deltas));
-            }
-        }
-        catch (IOException ex) {
-            // The client went away mid-stream.
-            throw new DropConnection();
-        }
-        finally {
-            if (!settled) {
-                settle(request, key, second, emitted, Outcome.RESET);
-            }
-        }
-    }
-
-    private void settle(SimRequest request, RateLimiter.Key key, long second, int emitted, Outcome outcome) {
-        request.dialect().settle(this.simulator.limiter(), key, request, emitted);
-        this.simulator.recorder().output(request.model(), second, emitted);
-        this.simulator.recorder().outcome(request.model(), outcome);
-    }
-
-    private static void write(OutputStream out, List<String> events) throws IOException {
-        for (String event : events) {
-            out.write(event.getBytes(StandardCharsets.UTF_8));
-        }
-        out.flush();
-    }
-
-    private Map<String, String> headers(@Nullable SimRequest request, String requestId, @Nullable String retryAfter,
-            @Nullable Fault fault) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        if (request != null) {
-            Dialect dialect = request.dialect();
-            headers.put(dialect.requestIdHeader(), requestId);
-            headers.putAll(dialect.rateLimitHeaders(
-                    this.simulator.limiter().levels(new RateLimiter.Key(request.apiKey(), request.model())),
-                    this.simulator.now(), this.simulator.roundRemaining()));
-        }
-        if (retryAfter != null) {
-            headers.put("retry-after", retryAfter);
-        }
-        this.simulator.overrideHeaders(headers);
-        if (fault != null) {
-            if (fault.retryAfterValue() != null) {
-                headers.put("retry-after", fault.retryAfterValue());
-            }
-            fault.headers().forEach((name, value) -> {
-                if (value == null) {
-                    headers.remove(name);
-                }
-                else {
-                    headers.put(name, value);
-                }
-            });
-        }
-        return headers;
-    }
-
-    private void sendError(HttpExchange exchange, SimRequest request, String requestId, ErrorSpec error,
-            @Nullable String retryAfter, Fault fault) throws IOException {
-        Map<String, String> headers = headers(request, requestId, retryAfter, fault);
-        this.simulator.recorder().outcome(request.model(), StatsRecorder.outcomeOf(error.status()));
-        send(exchange, error.status(), request.dialect().errorBody(error, requestId), headers);
-    }
-
-    private void sendError(HttpExchange exchange, Dialect dialect, String requestId, ErrorSpec error,
-            @Nullable String retryAfter, Map<String, String> headers) throws IOException {
-        headers.put(dialect.requestIdHeader(), requestId);
-        if (retryAfter != null) {
-            headers.put("retry-after", retryAfter);
-        }
-        this.simulator.overrideHeaders(headers);
-        send(exchange, error.status(), dialect.errorBody(error, requestId), headers);
-    }
-
-    private static void send(HttpExchange exchange, int status, String body, Map<String, String> headers)
-            throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        headers.putIfAbsent("content-type", "application/json");
-        apply(exchange.getResponseHeaders(), headers);
-        leave(exchange);
-        exchange.sendResponseHeaders(status, (bytes.length == 0) ? -1 : bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
-    }
-
-    /**
-     * Ends the call's time in flight (once), before its response's last bytes are
-     * written.
-     */
-    private static void leave(HttpExchange exchange) {
-        if (exchange.getAttribute(LEAVE) instanceof Runnable leave) {
-            leave.run();
-        }
-    }
-
-    private static void apply(Headers target, Map<String, String> headers) {
-        headers.forEach(target::set);
     }
 
     private static String apiKey(HttpExchange exchange) {
@@ -496,7 +339,11 @@ final class SimulatorHandler implements HttpHandler {
         return "";
     }
 
-    private static void pause(Duration duration) {
+    /**
+     * Sleeps for the duration, or drops the connection when the simulator closes
+     * meanwhile.
+     */
+    static void pause(Duration duration) {
         if (duration.isZero() || duration.isNegative()) {
             return;
         }
