@@ -2,9 +2,8 @@ package io.github.llmthrottle;
 
 import java.time.Duration;
 
-import org.jspecify.annotations.Nullable;
-
 import io.github.llmthrottle.provider.LogText;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Base class of every throttling failure: the call was not admitted, or the provider kept

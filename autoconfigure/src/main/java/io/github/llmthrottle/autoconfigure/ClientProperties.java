@@ -1,8 +1,8 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.time.Duration;
 
 import io.github.llmthrottle.provider.ProviderDialect;
 import org.jspecify.annotations.Nullable;

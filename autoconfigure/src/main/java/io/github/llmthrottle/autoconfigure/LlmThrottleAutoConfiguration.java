@@ -9,8 +9,6 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.TenantResolver;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottleSettings;
-import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
-import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LocalBucketStore;
@@ -22,6 +20,8 @@ import io.github.llmthrottle.observation.LlmThrottleCallObservationConvention;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.TokenEstimator;
+import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
+import io.github.llmthrottle.restclient.ThrottlingInterceptor;
 import io.github.llmthrottle.time.TimeSource;
 import io.micrometer.observation.ObservationRegistry;
 

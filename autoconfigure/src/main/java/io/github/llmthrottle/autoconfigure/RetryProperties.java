@@ -3,7 +3,6 @@ package io.github.llmthrottle.autoconfigure;
 import java.time.Duration;
 
 import io.github.llmthrottle.retry.Jitter;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Retry and back-off settings ({@code llm.throttle.retry.*}), the defaults of every

@@ -14,12 +14,12 @@ import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.QuotaSettings;
 import io.github.llmthrottle.limit.QuotaSettings.ClientQuotas;
-import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.limit.SlowStartSettings;
-import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.limit.TenantLimits;
+import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.retry.RetrySettings;
 import io.github.llmthrottle.routing.CircuitSettings;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.PropertyMapper;

@@ -66,6 +66,16 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
         }
     }
 
+    private @Nullable ThrottledClient resolve(HttpRequest request) {
+        if (request.getAttributes().get(CLIENT_ATTRIBUTE) instanceof String name) {
+            ThrottledClient client = this.registry.getClient(name);
+            if (client != null) {
+                return client;
+            }
+        }
+        return this.registry.resolve(request.getURI());
+    }
+
     /**
      * One attempt through the rest of the interceptor chain: as the request says, or to a
      * deployment of its model (another URI, other authentication headers).
@@ -105,16 +115,6 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
             return new RestClientProviderResponse(this.execution.execute(redirected, this.body));
         }
 
-    }
-
-    private @Nullable ThrottledClient resolve(HttpRequest request) {
-        if (request.getAttributes().get(CLIENT_ATTRIBUTE) instanceof String name) {
-            ThrottledClient client = this.registry.getClient(name);
-            if (client != null) {
-                return client;
-            }
-        }
-        return this.registry.resolve(request.getURI());
     }
 
 }

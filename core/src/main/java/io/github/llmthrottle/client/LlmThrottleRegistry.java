@@ -13,7 +13,6 @@ import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.time.TimeSource;
-
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -59,7 +59,7 @@ final class TotalsObserver implements ThrottleObserver {
     public void onCall(String client, String model, CallOutcome outcome, Duration duration) {
         ModelTotals totals = this.totals.apply(model);
         totals.calls.increment();
-        (outcome == CallOutcome.SUCCESS ? totals.succeeded : totals.failed).increment();
+        ((outcome == CallOutcome.SUCCESS) ? totals.succeeded : totals.failed).increment();
     }
 
     @Override

@@ -1,8 +1,8 @@
 package io.github.llmthrottle.client;
 
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.provider.LogText;
+import io.github.llmthrottle.provider.Usage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.time.Nanos;
-
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -7,8 +7,8 @@ import java.util.random.RandomGenerator;
 
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
-import io.github.llmthrottle.time.TimeSource;
 import io.github.llmthrottle.provider.LogText;
+import io.github.llmthrottle.time.TimeSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

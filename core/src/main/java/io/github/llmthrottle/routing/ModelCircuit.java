@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.provider.LogText;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
-import io.github.llmthrottle.provider.LogText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

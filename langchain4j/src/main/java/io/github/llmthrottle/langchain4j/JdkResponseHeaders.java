@@ -61,7 +61,7 @@ final class JdkResponseHeaders {
      * is left as it was, but for the redirect policy of the
      * {@code java.net.http.HttpClient.Builder} it was given, which is
      * {@link HttpClient.Redirect#NEVER} from then on.
-     * @param builder LangChain4j's JDK client builder
+     * @param builder the JDK client builder of LangChain4j
      * @return the client
      */
     dev.langchain4j.http.client.HttpClient build(HttpClientBuilder builder) {

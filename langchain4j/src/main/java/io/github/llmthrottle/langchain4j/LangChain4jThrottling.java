@@ -141,6 +141,20 @@ public final class LangChain4jThrottling {
         });
     }
 
+    private static boolean isSuccessful(int status) {
+        return status >= 200 && status < 300;
+    }
+
+    /** Runs a listener's callback; what it throws does not stop the stream's release. */
+    private static void tell(Runnable callback) {
+        try {
+            callback.run();
+        }
+        catch (RuntimeException ex) {
+            // the listener's own failure: LangChain4j's clients ignore it the same way
+        }
+    }
+
     /** The delegate's builder, whose client is wrapped when built. */
     private final class ThrottlingHttpClientBuilder implements HttpClientBuilder {
 
@@ -304,20 +318,6 @@ public final class LangChain4jThrottling {
             }
         }
 
-    }
-
-    private static boolean isSuccessful(int status) {
-        return status >= 200 && status < 300;
-    }
-
-    /** Runs a listener's callback; what it throws does not stop the stream's release. */
-    private static void tell(Runnable callback) {
-        try {
-            callback.run();
-        }
-        catch (RuntimeException ex) {
-            // the listener's own failure: LangChain4j's clients ignore it the same way
-        }
     }
 
     /**

@@ -114,6 +114,34 @@ public final class OpenAiSdkThrottling {
         return new ThrottlingHttpClient(client, delegate);
     }
 
+    /**
+     * {@code request} as it goes to a deployment: the target's URI as its base URL, with
+     * no path segments of its own, and the target's query parameters; the target's
+     * headers (the deployment's API key among them) replace the request's of the same
+     * name, case insensitively.
+     * @param request the request as the SDK built it
+     * @param target where the attempt goes
+     * @return the request to send
+     */
+    static HttpRequest redirected(HttpRequest request, ProviderTarget target) {
+        HttpRequest.Builder redirected = request.toBuilder()
+            .baseUrl(SdkCalls.baseUrl(target.uri()))
+            .pathSegments(List.of())
+            .queryParams(SdkCalls.queryParameters(target.uri()));
+        target.removedHeaders().forEach(redirected::removeHeaders);
+        target.headers().forEach(redirected::replaceHeaders);
+        return redirected.build();
+    }
+
+    private static byte[] bytes(@Nullable HttpRequestBody body) {
+        if (body == null) {
+            return new byte[0];
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        body.writeTo(out);
+        return out.toByteArray();
+    }
+
     private final class ThrottlingHttpClient implements HttpClient {
 
         private final ThrottledClient client;
@@ -174,25 +202,6 @@ public final class OpenAiSdkThrottling {
     }
 
     /**
-     * {@code request} as it goes to a deployment: the target's URI as its base URL, with
-     * no path segments of its own, and the target's query parameters; the target's
-     * headers (the deployment's API key among them) replace the request's of the same
-     * name, case insensitively.
-     * @param request the request as the SDK built it
-     * @param target where the attempt goes
-     * @return the request to send
-     */
-    static HttpRequest redirected(HttpRequest request, ProviderTarget target) {
-        HttpRequest.Builder redirected = request.toBuilder()
-            .baseUrl(SdkCalls.baseUrl(target.uri()))
-            .pathSegments(List.of())
-            .queryParams(SdkCalls.queryParameters(target.uri()));
-        target.removedHeaders().forEach(redirected::removeHeaders);
-        target.headers().forEach(redirected::replaceHeaders);
-        return redirected.build();
-    }
-
-    /**
      * One attempt through the SDK's HTTP client that this one wraps: as the request says,
      * or to a deployment of its model (another URL, other authentication headers).
      */
@@ -224,15 +233,6 @@ public final class OpenAiSdkThrottling {
             }
         }
 
-    }
-
-    private static byte[] bytes(@Nullable HttpRequestBody body) {
-        if (body == null) {
-            return new byte[0];
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        body.writeTo(out);
-        return out.toByteArray();
     }
 
     /** A request body of bytes in memory, sent again on every attempt. */

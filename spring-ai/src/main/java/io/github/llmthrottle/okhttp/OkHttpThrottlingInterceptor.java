@@ -171,60 +171,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     }
 
     /**
-     * One attempt through the rest of the chain, following no redirect: as the request
-     * says, or to a deployment of its model (another URL, other authentication headers).
-     */
-    private record OkHttpExchange(Chain chain, Interceptor throttling, Request outgoing,
-            long startNanos) implements ProviderExchange<OkHttpProviderResponse> {
-
-        @Override
-        public OkHttpProviderResponse execute() throws IOException {
-            return send(this.outgoing);
-        }
-
-        @Override
-        public boolean canRedirect() {
-            return true;
-        }
-
-        @Override
-        public OkHttpProviderResponse execute(ProviderTarget target) throws IOException {
-            Request.Builder redirected = this.outgoing.newBuilder().url(HttpUrl.get(target.uri()));
-            target.removedHeaders().forEach(redirected::removeHeader);
-            target.headers().forEach(redirected::header);
-            return send(redirected.build());
-        }
-
-        private OkHttpProviderResponse send(Request request) throws IOException {
-            try {
-                return new OkHttpProviderResponse(
-                        RedirectFreeCall.proceed(this.chain, request, this.throttling, this.startNanos));
-            }
-            catch (IOException ex) {
-                throw reported(ex);
-            }
-        }
-
-        /**
-         * The failure of an attempt as the call pipeline tells a timeout from a
-         * cancellation: OkHttp's call timeout cancels the call, so inside the chain both
-         * end the same way (the socket closed, or {@code Canceled}); the call timed out
-         * when its timeout has run out, else its caller cancelled it.
-         */
-        private IOException reported(IOException failure) {
-            Call call = this.chain.call();
-            if (!call.isCanceled() || Thread.currentThread().isInterrupted()) {
-                return failure;
-            }
-            long timeout = call.timeout().timeoutNanos();
-            long tolerance = Math.min(timeout / 2, CALL_TIMEOUT_TOLERANCE_NANOS);
-            boolean timedOut = timeout > 0 && System.nanoTime() - this.startNanos >= timeout - tolerance;
-            return timedOut ? Cancellation.timedOut(failure) : Cancellation.cancelled(failure);
-        }
-
-    }
-
-    /**
      * The context the call runs with: a {@code @Throttled} invocation's own, else the
      * caller's priority and tenant as a context of the resolved client.
      */
@@ -367,6 +313,60 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         ResponseBody body = (buffered != null) ? ResponseBody.create(buffered, contentType)
                 : ResponseBody.create(Okio.buffer(Okio.source(throttled.body())), contentType, -1);
         return response.newBuilder().header(SHOULD_RETRY_HEADER, "false").body(body).build();
+    }
+
+    /**
+     * One attempt through the rest of the chain, following no redirect: as the request
+     * says, or to a deployment of its model (another URL, other authentication headers).
+     */
+    private record OkHttpExchange(Chain chain, Interceptor throttling, Request outgoing,
+            long startNanos) implements ProviderExchange<OkHttpProviderResponse> {
+
+        @Override
+        public OkHttpProviderResponse execute() throws IOException {
+            return send(this.outgoing);
+        }
+
+        @Override
+        public boolean canRedirect() {
+            return true;
+        }
+
+        @Override
+        public OkHttpProviderResponse execute(ProviderTarget target) throws IOException {
+            Request.Builder redirected = this.outgoing.newBuilder().url(HttpUrl.get(target.uri()));
+            target.removedHeaders().forEach(redirected::removeHeader);
+            target.headers().forEach(redirected::header);
+            return send(redirected.build());
+        }
+
+        private OkHttpProviderResponse send(Request request) throws IOException {
+            try {
+                return new OkHttpProviderResponse(
+                        RedirectFreeCall.proceed(this.chain, request, this.throttling, this.startNanos));
+            }
+            catch (IOException ex) {
+                throw reported(ex);
+            }
+        }
+
+        /**
+         * The failure of an attempt as the call pipeline tells a timeout from a
+         * cancellation: OkHttp's call timeout cancels the call, so inside the chain both
+         * end the same way (the socket closed, or {@code Canceled}); the call timed out
+         * when its timeout has run out, else its caller cancelled it.
+         */
+        private IOException reported(IOException failure) {
+            Call call = this.chain.call();
+            if (!call.isCanceled() || Thread.currentThread().isInterrupted()) {
+                return failure;
+            }
+            long timeout = call.timeout().timeoutNanos();
+            long tolerance = Math.min(timeout / 2, CALL_TIMEOUT_TOLERANCE_NANOS);
+            boolean timedOut = timeout > 0 && System.nanoTime() - this.startNanos >= timeout - tolerance;
+            return timedOut ? Cancellation.timedOut(failure) : Cancellation.cancelled(failure);
+        }
+
     }
 
 }

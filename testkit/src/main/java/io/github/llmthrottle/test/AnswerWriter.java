@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 
 import com.sun.net.httpserver.HttpExchange;
-
 import io.github.llmthrottle.test.SimulatorHandler.DropConnection;
 import io.github.llmthrottle.test.StatsRecorder.Outcome;
 

@@ -8,12 +8,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
-
 import io.github.llmthrottle.test.RateLimiter.Dimension;
 import io.github.llmthrottle.test.RateLimiter.Level;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The Anthropic Messages API ({@code POST /v1/messages}): its request and response

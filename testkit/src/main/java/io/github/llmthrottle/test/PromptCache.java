@@ -46,49 +46,6 @@ final class PromptCache {
     private final ConcurrentHashMap<Key, Expiry> entries = new ConcurrentHashMap<>();
 
     /**
-     * What a request reads from and writes to the cache.
-     *
-     * @param read tokens read from the cache
-     * @param written5m tokens written with the 5-minute TTL
-     * @param written1h tokens written with the 1-hour TTL
-     */
-    record Usage(int read, int written5m, int written1h) {
-
-        static final Usage NONE = new Usage(0, 0, 0);
-
-        int written() {
-            return this.written5m + this.written1h;
-        }
-
-    }
-
-    /**
-     * The end of one block of a request's prompt.
-     *
-     * @param hash identifies the prompt up to and including this block
-     * @param tokens the estimated tokens up to and including this block
-     * @param ttl the TTL of this block's {@code cache_control}, or {@code null} when the
-     * block is no breakpoint
-     */
-    record Boundary(String hash, int tokens, @Nullable Duration ttl) {
-    }
-
-    /**
-     * The blocks of a request's prompt, in the order the provider caches them.
-     *
-     * @param boundaries the end of each block
-     */
-    record Plan(List<Boundary> boundaries) {
-
-        static final Plan NONE = new Plan(List.of());
-
-        boolean hasBreakpoints() {
-            return this.boundaries.stream().anyMatch((boundary) -> boundary.ttl() != null);
-        }
-
-    }
-
-    /**
      * Reads the blocks and breakpoints of a Messages request.
      * @param body the request body
      * @param totalTokens the estimate of the whole prompt; no prefix counts more
@@ -231,6 +188,49 @@ final class PromptCache {
             }
         }
         return -1;
+    }
+
+    /**
+     * What a request reads from and writes to the cache.
+     *
+     * @param read tokens read from the cache
+     * @param written5m tokens written with the 5-minute TTL
+     * @param written1h tokens written with the 1-hour TTL
+     */
+    record Usage(int read, int written5m, int written1h) {
+
+        static final Usage NONE = new Usage(0, 0, 0);
+
+        int written() {
+            return this.written5m + this.written1h;
+        }
+
+    }
+
+    /**
+     * The end of one block of a request's prompt.
+     *
+     * @param hash identifies the prompt up to and including this block
+     * @param tokens the estimated tokens up to and including this block
+     * @param ttl the TTL of this block's {@code cache_control}, or {@code null} when the
+     * block is no breakpoint
+     */
+    record Boundary(String hash, int tokens, @Nullable Duration ttl) {
+    }
+
+    /**
+     * The blocks of a request's prompt, in the order the provider caches them.
+     *
+     * @param boundaries the end of each block
+     */
+    record Plan(List<Boundary> boundaries) {
+
+        static final Plan NONE = new Plan(List.of());
+
+        boolean hasBreakpoints() {
+            return this.boundaries.stream().anyMatch((boundary) -> boundary.ttl() != null);
+        }
+
     }
 
     private record Key(String model, String hash) {

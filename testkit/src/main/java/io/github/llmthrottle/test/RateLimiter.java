@@ -24,24 +24,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class RateLimiter {
 
-    enum Dimension {
-
-        REQUESTS, INPUT_TOKENS, OUTPUT_TOKENS, TOKENS
-
-    }
-
-    record Key(String apiKey, String model) {
-    }
-
-    /** Why a request did not fit: the dimension that needs the longest wait. */
-    record Rejection(Dimension dimension, long limit, long available, long requested, long nanosToWait,
-            boolean neverFits) {
-    }
-
-    /** One bucket's state for the headers. */
-    record Level(long limit, long available, long nanosToFull) {
-    }
-
     private static final long NANOS_PER_MINUTE = Duration.ofMinutes(1).toNanos();
 
     private final TimeMeter meter;
@@ -177,6 +159,24 @@ final class RateLimiter {
 
     private Buckets buckets(Key key) {
         return this.buckets.computeIfAbsent(key, (k) -> new Buckets(this.meter, this.window));
+    }
+
+    enum Dimension {
+
+        REQUESTS, INPUT_TOKENS, OUTPUT_TOKENS, TOKENS
+
+    }
+
+    record Key(String apiKey, String model) {
+    }
+
+    /** Why a request did not fit: the dimension that needs the longest wait. */
+    record Rejection(Dimension dimension, long limit, long available, long requested, long nanosToWait,
+            boolean neverFits) {
+    }
+
+    /** One bucket's state for the headers. */
+    record Level(long limit, long available, long nanosToFull) {
     }
 
     private static final class Buckets {

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * The runtime controls of an {@link LlmSimulator} (limits, latency, output, faults,
  * statistics and reset), declared here and inherited as its public methods.
  */
-abstract sealed class SimulatorControls permits LlmSimulator {
+public abstract sealed class SimulatorControls permits LlmSimulator {
 
     final SimulatorState state;
 

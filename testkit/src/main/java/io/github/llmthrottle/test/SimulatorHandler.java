@@ -10,11 +10,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.github.llmthrottle.test.StatsRecorder.Outcome;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-
-import io.github.llmthrottle.test.StatsRecorder.Outcome;
 
 /**
  * Serves one HTTP exchange: routing, authentication, validation, faults, admission, and

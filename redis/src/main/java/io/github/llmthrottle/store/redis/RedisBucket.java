@@ -1,10 +1,9 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.TokenBucket;
-
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.llmthrottle.limit.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import org.jspecify.annotations.Nullable;
 

@@ -1,9 +1,5 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.BucketKeys;
-import io.github.llmthrottle.limit.BurstCapacity;
-import io.github.llmthrottle.limit.TokenBucket;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -12,6 +8,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import io.github.llmthrottle.limit.BucketKeys;
+import io.github.llmthrottle.limit.BurstCapacity;
+import io.github.llmthrottle.limit.TokenBucket;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;

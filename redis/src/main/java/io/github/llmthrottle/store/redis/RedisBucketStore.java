@@ -1,11 +1,5 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.BucketStoreUnavailableException;
-import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.Settlement;
-import io.github.llmthrottle.limit.SharedBucketStore;
-import io.github.llmthrottle.limit.TokenBucket;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -18,6 +12,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.llmthrottle.limit.BucketStoreUnavailableException;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.Settlement;
+import io.github.llmthrottle.limit.SharedBucketStore;
+import io.github.llmthrottle.limit.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;

@@ -1,10 +1,5 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.BucketStoreUnavailableException;
-import io.github.llmthrottle.limit.Dimension;
-import io.github.llmthrottle.limit.LocalQuotaStore;
-import io.github.llmthrottle.limit.QuotaStore;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +12,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmthrottle.limit.BucketStoreUnavailableException;
+import io.github.llmthrottle.limit.Dimension;
+import io.github.llmthrottle.limit.LocalQuotaStore;
+import io.github.llmthrottle.limit.QuotaStore;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
