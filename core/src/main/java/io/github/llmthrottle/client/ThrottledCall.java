@@ -21,14 +21,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One logical call through a {@link ThrottledClient}, from the request to its settled
- * response: the per-call record (model, context, admission request, the adapter's
- * exchange) and the steps of each attempt. In order: the model's context window (checked
- * once, before anything else), the circuit's permission, admission (priority queue,
- * buckets, concurrency, tenant), the HTTP attempt, classification of the response,
- * calibration from its headers, the model-wide pause after a 429, settlement of the
- * tokens from the JSON body or the stream's events, and the events every observer
- * (totals, metrics, health) sees. Retries are the
- * {@link io.github.llmthrottle.retry.RetryEngine}'s, around {@link #attempt(int)}.
+ * response: its {@link CallContext}, the adapter's exchange, and the steps of each
+ * attempt ({@link ThrottledAttempt}). In order: the model's context window (checked once,
+ * before anything else), the circuit's permission, admission (priority queue, buckets,
+ * concurrency, tenant), the HTTP attempt, classification of the response, calibration
+ * from its headers, the model-wide pause after a 429, settlement of the tokens from the
+ * JSON body or the stream's events, and the events every observer (totals, metrics,
+ * health) sees. Retries are the {@link io.github.llmthrottle.retry.RetryEngine}'s, around
+ * {@link #route(int)}.
  * <p>
  * A model served by several deployments is attempted on one of them at a time
  * ({@link DeploymentRouting}): the one that admits the call soonest; when it fails with a
@@ -39,8 +39,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The call is one {@code llm.throttle.call} observation, and each attempt one
  * {@code llm.throttle.attempt} nested in it from its admission on, so that a trace shows
- * the queue wait, each attempt and each back-off sleep apart. A streamed call's
- * observation ends with its stream.
+ * the queue wait, each attempt and each back-off sleep apart ({@link CallObservation}). A
+ * streamed call's observation ends with its stream.
  *
  * @param <R> the adapter's response type
  */
