@@ -8,6 +8,7 @@ import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.observation.LlmThrottleAttemptObservationContext;
 import io.github.llmthrottle.observation.LlmThrottleCallObservationContext;
+import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.Usage;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,9 @@ final class CallObservation {
 
     private final CallContext call;
 
+    /** Where the client's calls and attempts are observed. */
+    private final LlmThrottleObservations observations;
+
     /** The call's observation: {@link Observation#NOOP} when nobody listens. */
     private Observation observation = Observation.NOOP;
 
@@ -32,17 +36,17 @@ final class CallObservation {
     /** When the last attempt ended, on the client's clock: the back-off starts there. */
     private long lastAttemptEnded = -1;
 
-    CallObservation(CallContext call) {
+    CallObservation(CallContext call, LlmThrottleObservations observations) {
         this.call = call;
+        this.observations = observations;
     }
 
     /** Starts the call's observation, when someone listens. */
     void start() {
-        if (!this.call.pipeline().observations().isObserving()) {
+        if (!this.observations.isObserving()) {
             return;
         }
-        Observation observation = this.call.pipeline()
-            .observations()
+        Observation observation = this.observations
             .call(() -> new LlmThrottleCallObservationContext(this.call.clientName(), this.call.model().name,
                     this.call.admission().priority(), this.call.streaming()));
         if (!observation.isNoop()) {
@@ -96,7 +100,7 @@ final class CallObservation {
      * @return the attempt's observation
      */
     Attempt startAttempt(int number, Duration queueWait, long queuedAt) {
-        if (!this.call.pipeline().observations().isObserving()) {
+        if (!this.observations.isObserving()) {
             return new Attempt(this, Observation.NOOP);
         }
         LlmThrottleCallObservationContext observed = this.observed;
@@ -104,8 +108,7 @@ final class CallObservation {
             observed.setAttempts(number);
         }
         Duration backOff = (this.lastAttemptEnded >= 0) ? Duration.ofNanos(queuedAt - this.lastAttemptEnded) : null;
-        return new Attempt(this, this.call.pipeline()
-            .observations()
+        return new Attempt(this, this.observations
             .attempt(() -> new LlmThrottleAttemptObservationContext(this.call.clientName(), this.call.model().name,
                     this.call.admission().priority(), number, queueWait, backOff), this.observation)
             .start());

@@ -3,7 +3,6 @@ package io.github.llmthrottle.client;
 import java.util.Set;
 
 import io.github.llmthrottle.limit.TokenQuotas;
-import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -14,8 +13,8 @@ import io.github.llmthrottle.time.TimeSource;
 /**
  * What every call of one {@link ThrottledClient} shares, wired once with the client: its
  * settings, the readers, estimators and classifier of its dialect, its retries, its
- * events and observations, and the streams it handed out. Each call reads them through
- * its {@link CallContext}.
+ * events, and the streams it handed out. Each call reads them through its
+ * {@link CallContext}.
  *
  * @param settings the client's settings
  * @param retryEngine retries the client's model calls, reporting to {@code events}
@@ -31,16 +30,13 @@ import io.github.llmthrottle.time.TimeSource;
  * @param tenantResolver the tenant of a request outside a {@code @Throttled} invocation
  * @param events every event of this client: the totals first, then the application's
  * observers
- * @param observations where calls and attempts are observed ({@code llm.throttle.call},
- * {@code llm.throttle.attempt})
  * @param quotas the token quotas over days and months, shared by every client
  * @param openStreams streamed responses handed out and not ended yet
  */
 record ClientPipeline(ClientSettings settings, RetryEngine retryEngine, ResponseClassifier classifier,
         TokenEstimator estimator, ExactTokenCounts exactCounts, RequestBodyReader requestReader,
         UsageReader usageReader, PromptCache promptCache, TimeSource time, TenantResolver tenantResolver,
-        ThrottleObserver events, LlmThrottleObservations observations, TokenQuotas quotas,
-        Set<StreamSettlement> openStreams) {
+        ThrottleObserver events, TokenQuotas quotas, Set<StreamSettlement> openStreams) {
 
     /**
      * The client's name.

@@ -12,6 +12,7 @@ import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.provider.LogText;
 import io.micrometer.observation.Observation;
@@ -60,10 +61,10 @@ final class ThrottledCall<R extends ProviderResponse> {
     /** Deployments of the model that failed in this call, tried after the others. */
     private final Set<ThrottledModel> failedDeployments = ConcurrentHashMap.newKeySet();
 
-    ThrottledCall(CallContext context, ProviderExchange<R> exchange) {
+    ThrottledCall(CallContext context, LlmThrottleObservations observations, ProviderExchange<R> exchange) {
         this.context = context;
         this.exchange = exchange;
-        this.observation = new CallObservation(context);
+        this.observation = new CallObservation(context, observations);
     }
 
     CallContext context() {

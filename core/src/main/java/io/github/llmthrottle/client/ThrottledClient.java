@@ -42,6 +42,9 @@ public final class ThrottledClient {
 
     private final TrackedModels models;
 
+    /** Where calls and attempts are observed ({@code llm.throttle.call}, ...attempt). */
+    private final LlmThrottleObservations observations;
+
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time) {
@@ -75,7 +78,8 @@ public final class ThrottledClient {
                 new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, events),
                 new ResponseClassifier(settings.provider(), time.clock()), estimator,
                 ExactTokenCounts.of(settings, time), requestReader, usageReader, new PromptCache(time), time,
-                tenantResolver, events, observations, quotas, ConcurrentHashMap.newKeySet());
+                tenantResolver, events, quotas, ConcurrentHashMap.newKeySet());
+        this.observations = observations;
         this.tokenCountRetries = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM);
         this.models = new TrackedModels(settings, limiters, circuitSettings, time,
                 (forgotten) -> events.onModelForgotten(settings.name(), forgotten.name));
@@ -147,7 +151,9 @@ public final class ThrottledClient {
     public <R extends ProviderResponse> ThrottledResponse<R> exchange(ProviderRequest request,
             ProviderExchange<R> exchange) throws IOException {
         return switch (endpointClass(request.uri())) {
-            case MODEL_CALL -> new ThrottledCall<>(CallContext.of(this.pipeline, this::model, request), exchange).run();
+            case MODEL_CALL ->
+                new ThrottledCall<>(CallContext.of(this.pipeline, this::model, request), this.observations, exchange)
+                    .run();
             case TOKEN_COUNT -> TokenCount.run(this.pipeline, this.tokenCountRetries, request, exchange);
             case PASS_THROUGH -> ThrottledResponse.unsettled(exchange.execute());
         };
