@@ -16,11 +16,11 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The tokens of one admitted {@link ThrottledAttempt}: its permit and long-window quota
- * reservation, the prompt-cache entry it may have written, the calibration of its
- * target's limiter from the provider's headers, and the settlement of what the provider
- * counted (bounded to sane figures) with every place that learns from it: the events, the
- * prompt cache, the estimator and the observations.
+ * The tokens of one {@link ThrottledAttempt}: its admission ({@link #admit}), its permit
+ * and long-window quota reservation, the prompt-cache entry it may have written, the
+ * calibration of its target's limiter from the provider's headers, and the settlement of
+ * what the provider counted (bounded to sane figures) with every place that learns from
+ * it: the events, the prompt cache, the estimator and the observations.
  */
 final class AttemptTokens {
 

@@ -80,6 +80,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         }
     }
 
+    /**
+     * Runs the attempt: admit, send, then classify and settle what came back.
+     * @return the response to hand back, a success or an error that is not retried
+     * @throws IOException an I/O error, or an interrupt while waiting for admission
+     */
     ThrottledResponse<R> run() throws IOException {
         long queued = this.context.pipeline().time().nanoTime();
         AttemptTokens tokens = AttemptTokens.admit(this.context, this.target);
@@ -258,8 +263,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
             Outcome attemptOutcome = ErrorEnvelope.outcomeOf(outcome.errorType());
             ended(attemptOutcome, status);
             if (attemptOutcome == Outcome.RATE_LIMITED) {
-                // a rate limit inside a 200 stream (Azure sends
-                // retry-after with it): pause the model too
+                // a rate limit inside a 200 stream (Azure sends retry-after with it)
                 RetryAfter serverWait = RetryAfter.fromHeaders(headers, this.context.pipeline().time().clock());
                 if (serverWait != null) {
                     ModelPause.pause(this.context, this.target, serverWait.duration(),
