@@ -4,8 +4,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.provider.ProviderDialect;
@@ -33,13 +31,6 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
         Duration connectTimeout, Duration readTimeout, Map<String, String> defaultHeaders,
         @Nullable String defaultModel, ModelLimits defaultLimits, Map<String, ModelSettings> models,
         RetrySettings retry, CountTokensSettings countTokens) {
-
-    /**
-     * The date a provider appends to a model's name for one snapshot of it:
-     * {@code -YYYYMMDD} (Anthropic), {@code -YYYY-MM-DD} (OpenAI) or {@code @YYYYMMDD}
-     * (Anthropic's models on Vertex AI).
-     */
-    private static final Pattern SNAPSHOT_DATE = Pattern.compile("(?:-\\d{8}|-\\d{4}-\\d{2}-\\d{2}|@\\d{8})$");
 
     public ClientSettings {
         defaultHeaders = Map.copyOf(defaultHeaders);
@@ -191,38 +182,7 @@ public record ClientSettings(String name, ProviderDialect provider, URI baseUrl,
      * @return the configured model's name, or {@code model} when it names none
      */
     public String configuredModelOf(String model) {
-        if (this.models.containsKey(model)) {
-            return model;
-        }
-        int separator = model.lastIndexOf(DeploymentSettings.SEPARATOR);
-        if (separator > 0 && deploymentsOf(model.substring(0, separator)).containsKey(model.substring(separator + 1))) {
-            return model.substring(0, separator);
-        }
-        String aliased = aliasedModelOf(model);
-        if (aliased != null) {
-            return aliased;
-        }
-        Matcher date = SNAPSHOT_DATE.matcher(model);
-        if (date.find() && date.start() > 0) {
-            String undated = model.substring(0, date.start());
-            if (this.models.containsKey(undated)) {
-                return undated;
-            }
-            aliased = aliasedModelOf(undated);
-            if (aliased != null) {
-                return aliased;
-            }
-        }
-        return model;
-    }
-
-    private @Nullable String aliasedModelOf(String alias) {
-        for (ModelSettings settings : this.models.values()) {
-            if (settings.aliases().contains(alias)) {
-                return settings.name();
-            }
-        }
-        return null;
+        return ModelNames.configuredModelOf(this.models, model);
     }
 
     /**

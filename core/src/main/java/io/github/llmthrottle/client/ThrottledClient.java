@@ -2,20 +2,13 @@ package io.github.llmthrottle.client;
 
 import java.io.IOException;
 import java.net.URI;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.limit.LimiterRegistry;
-import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
@@ -41,53 +34,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ThrottledClient {
 
-    final ClientSettings settings;
-
-    final LimiterRegistry limiters;
-
-    final RetryEngine retryEngine;
+    /** What every call of this client shares. */
+    private final ClientPipeline pipeline;
 
     /** Retries token counts, which report to no observer: they are not the model's. */
     private final RetryEngine tokenCountRetries;
 
-    final ResponseClassifier classifier;
-
-    final TokenEstimator estimator;
-
-    /** The provider's counts of large requests, for a client that asks for them. */
-    final ExactTokenCounts exactCounts;
-
-    final RequestBodyReader requestReader;
-
-    final UsageReader usageReader;
-
-    /** What the provider's prompt cache is expected to hold for this client's models. */
-    final PromptCache promptCache;
-
-    final TimeSource time;
-
-    final TenantResolver tenantResolver;
-
-    /** Every event of this client: the totals first, then the application's observers. */
-    final ThrottleObserver events;
+    private final TrackedModels models;
 
     /** Where calls and attempts are observed ({@code llm.throttle.call}, ...attempt). */
-    final LlmThrottleObservations observations;
-
-    private final CircuitSettings circuitSettings;
-
-    /** The token quotas over days and months, shared by every client. */
-    final TokenQuotas quotas;
-
-    private final Map<String, ThrottledModel> models = new ConcurrentHashMap<>();
-
-    /** Models named in requests but not configured, most recently used last. */
-    private final LinkedHashMap<String, ThrottledModel> otherModels = new LinkedHashMap<>(16, 0.75f, true);
-
-    private final ReentrantLock otherModelsLock = new ReentrantLock();
-
-    /** Streamed responses handed out and not ended yet. */
-    final Set<StreamSettlement> openStreams = ConcurrentHashMap.newKeySet();
+    private final LlmThrottleObservations observations;
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
@@ -115,35 +71,26 @@ public final class ThrottledClient {
             TenantResolver tenantResolver, ThrottleObserver observer, LlmThrottleObservations observations,
             RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time,
             TokenQuotas quotas) {
-        this.quotas = quotas;
-        this.settings = settings;
-        this.observations = observations;
-        this.limiters = limiters;
-        this.classifier = new ResponseClassifier(settings.provider(), time.clock());
-        this.estimator = estimator;
-        this.exactCounts = ExactTokenCounts.of(settings, time);
-        this.tenantResolver = tenantResolver;
-        this.requestReader = requestReader;
-        this.usageReader = usageReader;
-        this.circuitSettings = circuitSettings;
-        this.time = time;
-        this.promptCache = new PromptCache(time);
-        this.events = new CompositeThrottleObserver(
+        ThrottleObserver events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
         // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM
-        this.retryEngine = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, this.events);
+        this.pipeline = new ClientPipeline(settings,
+                new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, events),
+                new ResponseClassifier(settings.provider(), time.clock()), estimator,
+                ExactTokenCounts.of(settings, time), requestReader, usageReader, new PromptCache(time), time,
+                tenantResolver, events, quotas, ConcurrentHashMap.newKeySet());
+        this.observations = observations;
         this.tokenCountRetries = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM);
-        // every configured model (and its deployments) up front, so that newModel never
-        // runs inside a computeIfAbsent of the same map
-        settings.models().keySet().forEach((model) -> this.models.put(model, newModel(model)));
+        this.models = new TrackedModels(settings, limiters, circuitSettings, time,
+                (forgotten) -> events.onModelForgotten(settings.name(), forgotten.name));
     }
 
     public ClientSettings getSettings() {
-        return this.settings;
+        return this.pipeline.settings();
     }
 
     public String getName() {
-        return this.settings.name();
+        return this.pipeline.clientName();
     }
 
     /**
@@ -152,15 +99,7 @@ public final class ThrottledClient {
      * @return the models by name
      */
     public Map<String, ThrottledModel> getModels() {
-        Map<String, ThrottledModel> all = new LinkedHashMap<>(this.models);
-        this.otherModelsLock.lock();
-        try {
-            all.putAll(this.otherModels);
-        }
-        finally {
-            this.otherModelsLock.unlock();
-        }
-        return Collections.unmodifiableMap(all);
+        return this.models.all();
     }
 
     /**
@@ -172,38 +111,7 @@ public final class ThrottledClient {
      * @return its state
      */
     public ThrottledModel model(String name) {
-        // a deployment by its qualified name first: events name the deployment
-        ThrottledModel known = this.models.get(name);
-        if (known != null) {
-            return known;
-        }
-        String model = this.settings.configuredModelOf(name);
-        ThrottledModel configured = this.models.get(model);
-        if (configured != null) {
-            return configured;
-        }
-        if (this.settings.models().containsKey(model)) {
-            return this.models.computeIfAbsent(model, this::newModel);
-        }
-        List<ThrottledModel> forgotten = new ArrayList<>();
-        ThrottledModel other;
-        this.otherModelsLock.lock();
-        try {
-            other = this.otherModels.get(model);
-            if (other == null) {
-                other = newModel(model);
-                this.otherModels.put(model, other);
-                forgetIdleOtherModels(model, forgotten);
-            }
-        }
-        finally {
-            this.otherModelsLock.unlock();
-        }
-        for (ThrottledModel idle : forgotten) {
-            this.limiters.forget(this.settings.name(), idle.name);
-            this.events.onModelForgotten(this.settings.name(), idle.name);
-        }
-        return other;
+        return this.models.model(name);
     }
 
     /**
@@ -213,67 +121,7 @@ public final class ThrottledClient {
      * @return its state, or {@code null} when the model is not tracked
      */
     public @Nullable ThrottledModel findModel(String name) {
-        // a deployment by its qualified name first: events name the deployment
-        ThrottledModel known = this.models.get(name);
-        if (known != null) {
-            return known;
-        }
-        String model = this.settings.configuredModelOf(name);
-        ThrottledModel configured = this.models.get(model);
-        if (configured != null) {
-            return configured;
-        }
-        this.otherModelsLock.lock();
-        try {
-            // values() in order: get() would count as a use of an access-ordered map
-            for (ThrottledModel other : this.otherModels.values()) {
-                if (other.name.equals(model)) {
-                    return other;
-                }
-            }
-            return null;
-        }
-        finally {
-            this.otherModelsLock.unlock();
-        }
-    }
-
-    private ThrottledModel newModel(String name) {
-        List<ThrottledModel> deployments = new ArrayList<>();
-        this.settings.deploymentsOf(name).forEach((deploymentName, deployment) -> {
-            String qualified = DeploymentSettings.qualifiedName(name, deploymentName);
-            ThrottledModel state = new ThrottledModel(qualified, this.limiters.limiter(this.settings.name(), qualified),
-                    new ModelCircuit(this.settings.name(), qualified, this.circuitSettings, this.time), null, name,
-                    deployment, List.of());
-            // kept with the models: events, the endpoint, health and metrics find it by
-            // its qualified name
-            this.models.put(qualified, state);
-            deployments.add(state);
-        });
-        return new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time),
-                this.settings.contextWindowOf(name), null, null, deployments);
-    }
-
-    /**
-     * Forgets the least recently used models that are not configured beyond
-     * {@code llm.throttle.max-tracked-names}, except those with calls in flight or
-     * waiting: a name a request made up cannot grow memory, the endpoint or the meters
-     * without bound ({@code keep} is the one just added).
-     */
-    private void forgetIdleOtherModels(String keep, List<ThrottledModel> forgotten) {
-        Iterator<ThrottledModel> eldest = this.otherModels.values().iterator();
-        while (this.otherModels.size() > this.limiters.options().maxTrackedNames() && eldest.hasNext()) {
-            ThrottledModel model = eldest.next();
-            if (model.name.equals(keep)) {
-                continue;
-            }
-            LimiterState state = model.limiter.state();
-            if (state.inFlight() == 0 && state.queued().total() == 0) {
-                eldest.remove();
-                forgotten.add(model);
-            }
-        }
+        return this.models.find(name);
     }
 
     /**
@@ -284,7 +132,7 @@ public final class ThrottledClient {
      * @return its class
      */
     public EndpointClass endpointClass(URI uri) {
-        return this.settings.provider().classify(uri);
+        return this.pipeline.settings().provider().classify(uri);
     }
 
     /**
@@ -303,8 +151,10 @@ public final class ThrottledClient {
     public <R extends ProviderResponse> ThrottledResponse<R> exchange(ProviderRequest request,
             ProviderExchange<R> exchange) throws IOException {
         return switch (endpointClass(request.uri())) {
-            case MODEL_CALL -> new ThrottledCall<>(this, request, exchange).run();
-            case TOKEN_COUNT -> TokenCount.run(this, this.tokenCountRetries, request, exchange);
+            case MODEL_CALL ->
+                new ThrottledCall<>(CallContext.of(this.pipeline, this::model, request), this.observations, exchange)
+                    .run();
+            case TOKEN_COUNT -> TokenCount.run(this.pipeline, this.tokenCountRetries, request, exchange);
             case PASS_THROUGH -> ThrottledResponse.unsettled(exchange.execute());
         };
     }
@@ -317,14 +167,14 @@ public final class ThrottledClient {
      * @return how many streams were ended
      */
     public int expireIdleStreams() {
-        long timeout = this.settings.readTimeout().toNanos();
+        long timeout = this.pipeline.settings().readTimeout().toNanos();
         int expired = 0;
-        for (StreamSettlement stream : this.openStreams) {
+        for (StreamSettlement stream : this.pipeline.openStreams()) {
             if (stream.expireIfIdle(timeout)) {
                 expired++;
             }
             if (stream.isEnded()) {
-                this.openStreams.remove(stream);
+                this.pipeline.openStreams().remove(stream);
             }
         }
         return expired;
@@ -337,7 +187,7 @@ public final class ThrottledClient {
      * @param cause why
      */
     public void recordFallback(String from, String to, Throwable cause) {
-        this.events.onFallback(this.settings.name(), from, to, cause);
+        this.pipeline.events().onFallback(getName(), from, to, cause);
     }
 
     /**
@@ -350,7 +200,7 @@ public final class ThrottledClient {
     public void recordRejection(String model, LlmThrottleException rejection) {
         RejectionReason reason = rejection.getRejectionReason();
         if (reason != null) {
-            this.events.onRejected(this.settings.name(), model, reason, rejection);
+            this.pipeline.events().onRejected(getName(), model, reason, rejection);
         }
     }
 

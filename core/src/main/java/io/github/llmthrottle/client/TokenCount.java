@@ -22,8 +22,6 @@ import io.github.llmthrottle.retry.RetryableResponseException;
  */
 final class TokenCount {
 
-    private static final int MAX_ERROR_BODY = 1024 * 1024;
-
     private static final String MODEL = "count_tokens";
 
     private TokenCount() {
@@ -32,7 +30,7 @@ final class TokenCount {
     /**
      * Sends the request, retrying it as the client's retry settings say.
      * @param <R> the adapter's response type
-     * @param client the client
+     * @param client the client's pipeline
      * @param retryEngine retries the request, reporting to no observer
      * @param request the request
      * @param exchange sends the request once per attempt
@@ -40,14 +38,15 @@ final class TokenCount {
      * retried
      * @throws IOException an I/O error that is not retried, or an interrupt while waiting
      */
-    static <R extends ProviderResponse> ThrottledResponse<R> run(ThrottledClient client, RetryEngine retryEngine,
+    static <R extends ProviderResponse> ThrottledResponse<R> run(ClientPipeline client, RetryEngine retryEngine,
             ProviderRequest request, ProviderExchange<R> exchange) throws IOException {
         CallDeadline deadline = (request.callTimeout() != null)
-                ? CallDeadline.of(request.callTimeout(), client.time.nanoTime()) : null;
-        return retryEngine.execute(client.getName(), MODEL, null, deadline, (retryCount) -> attempt(client, exchange));
+                ? CallDeadline.of(request.callTimeout(), client.time().nanoTime()) : null;
+        return retryEngine.execute(client.clientName(), MODEL, null, deadline,
+                (retryCount) -> attempt(client, exchange));
     }
 
-    private static <R extends ProviderResponse> ThrottledResponse<R> attempt(ThrottledClient client,
+    private static <R extends ProviderResponse> ThrottledResponse<R> attempt(ClientPipeline client,
             ProviderExchange<R> exchange) throws IOException {
         R response = exchange.execute();
         int status = response.status();
@@ -56,13 +55,13 @@ final class TokenCount {
         }
         byte[] errorBody;
         try (response; InputStream in = response.body()) {
-            errorBody = in.readNBytes(MAX_ERROR_BODY);
+            errorBody = in.readNBytes(ResponseBodies.MAX_ERROR_BODY);
         }
         Headers headers = response.headers();
-        Classification classification = client.classifier.classify(status, headers, errorBody);
+        Classification classification = client.classifier().classify(status, headers, errorBody);
         if (classification.retryable()) {
             throw new RetryableResponseException(classification, response.toException(errorBody),
-                    ThrottledAttempt.requestId(headers));
+                    ResponseBodies.requestId(headers));
         }
         return ThrottledResponse.buffered(response, errorBody);
     }

@@ -8,7 +8,6 @@ import java.util.Map;
 
 import io.github.llmthrottle.benchmarks.MessagesBodies;
 import io.github.llmthrottle.test.ModelLimits;
-
 import tools.jackson.databind.json.JsonMapper;
 
 /**

@@ -1,0 +1,173 @@
+package io.github.llmthrottle.client;
+
+import java.time.Duration;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.ContextWindowExceededException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.provider.LlmRequest;
+import io.github.llmthrottle.retry.CallDeadline;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one call through a {@link ThrottledClient} is, worked out once before anything is
+ * sent and shared by its attempts: the client's {@link ClientPipeline}, the request and
+ * what it asks for, the model it is counted against, its admission request (priority,
+ * tenant, estimated tokens, max-wait) and the HTTP client's deadline.
+ *
+ * @param pipeline what every call of the client shares
+ * @param request the request as the adapter sent it
+ * @param llmRequest what the request's body asks for
+ * @param streaming whether the answer is streamed
+ * @param model the model the call is counted against
+ * @param promptTokens the estimated input tokens of the whole prompt, cached prefix
+ * included
+ * @param admission what the call asks of the model's limits
+ * @param deadline the HTTP client's limit on the whole call, or {@code null} when it sets
+ * none
+ * @param startNanos when the call started, on the client's clock
+ * @param tenantContext the context to make current for the call when its tenant came from
+ * the {@link TenantResolver} (so observers such as metrics see it too), or {@code null}
+ */
+record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest llmRequest, boolean streaming,
+        ThrottledModel model, long promptTokens, AdmissionRequest admission, @Nullable CallDeadline deadline,
+        long startNanos, @Nullable ThrottleContext tenantContext) {
+
+    /**
+     * Works out what {@code request} is for a client: its model, its tokens and its
+     * admission request.
+     * @param pipeline what every call of the client shares
+     * @param models the client's models by name, created on first use
+     * @param request the request
+     * @return the call's context
+     */
+    static CallContext of(ClientPipeline pipeline, Function<String, ThrottledModel> models, ProviderRequest request) {
+        long startNanos = pipeline.time().nanoTime();
+        CallDeadline deadline = (request.callTimeout() != null) ? CallDeadline.of(request.callTimeout(), startNanos)
+                : null;
+        LlmRequest llmRequest = pipeline.requestReader().read(request.body());
+        boolean streaming = request.streaming() || llmRequest.stream();
+        ThrottleContext context = ThrottleContext.current();
+        if (context != null && !context.getClient().equals(pipeline.clientName())) {
+            context = null;
+        }
+        String modelName = modelOf(pipeline.settings(), llmRequest, context);
+        ThrottledModel model = models.apply(modelName);
+        long estimated = pipeline.estimator().estimateInputTokens(modelName, llmRequest);
+        // the provider's own count, when the client asks for one (the whole prompt: it
+        // does not know of caching)
+        long promptTokens = pipeline.exactCounts().inputTokens(modelName, request, llmRequest, estimated);
+        // what the provider will count: not the prefix it is expected to read from its
+        // prompt cache
+        LlmRequest counted = pipeline.promptCache().counted(modelName, llmRequest);
+        long inputTokens = (counted == llmRequest) ? promptTokens : Math.max(0,
+                promptTokens - (estimated - pipeline.estimator().estimateInputTokens(modelName, counted)));
+        Long maxOutput = llmRequest.maxOutputTokens();
+        Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
+        String tenant = (context != null && context.getTenant() != null) ? context.getTenant()
+                : pipeline.tenantResolver().resolveTenant(request);
+        Duration maxWait = (context != null) ? context.getMaxWait() : null;
+        // a call that waits may find its prompt's prefix cached by then
+        LongSupplier recount = llmRequest.cachePrefixes().isEmpty() ? null
+                : () -> recount(pipeline, modelName, llmRequest);
+        AdmissionRequest admission = new AdmissionRequest(priority, tenant, inputTokens,
+                (maxOutput != null) ? maxOutput : 0, maxWait, recount);
+        ThrottleContext tenantContext = (context == null && tenant != null)
+                ? new ThrottleContext(pipeline.clientName(), modelName, priority, tenant, 0, null) : null;
+        return new CallContext(pipeline, request, llmRequest, streaming, model, promptTokens, admission, deadline,
+                startNanos, tenantContext);
+    }
+
+    /**
+     * The model the call is counted against: the configured model the request names (by
+     * any of its names: the body is sent as it is), the invocation's, or the default.
+     */
+    private static String modelOf(ClientSettings settings, LlmRequest llmRequest, @Nullable ThrottleContext context) {
+        String requested = llmRequest.model();
+        if (requested != null && !requested.isBlank()) {
+            return settings.configuredModelOf(requested);
+        }
+        if (context != null) {
+            return context.getModel();
+        }
+        String defaultModel = settings.defaultModel();
+        return (defaultModel != null) ? defaultModel : "default";
+    }
+
+    /**
+     * The input the provider will count now, for a call that waits for admission (under
+     * the limiter's lock: an estimator that fails leaves the estimate as it was).
+     */
+    private static long recount(ClientPipeline pipeline, String modelName, LlmRequest llmRequest) {
+        try {
+            return pipeline.estimator()
+                .estimateInputTokens(modelName, pipeline.promptCache().counted(modelName, llmRequest));
+        }
+        catch (RuntimeException ex) {
+            return -1;
+        }
+    }
+
+    String clientName() {
+        return this.pipeline.clientName();
+    }
+
+    /**
+     * Refuses, before anything is sent, a request that does not fit its model's context
+     * window: its estimated input (the whole prompt, cached or not) plus the output it
+     * reserves.
+     */
+    void checkContextWindow() {
+        Long window = this.model.contextWindow;
+        if (window != null && this.promptTokens + this.admission.outputTokens() > window) {
+            throw new ContextWindowExceededException(clientName(), this.model.name, this.promptTokens,
+                    this.admission.outputTokens(), window);
+        }
+    }
+
+    /**
+     * What an attempt asks of the model's limits now: the call's admission request, with
+     * a wait that ends in time for the HTTP client's call timeout.
+     * @return the admission request
+     */
+    AdmissionRequest admissionNow() {
+        if (this.deadline == null) {
+            return this.admission;
+        }
+        Duration maxWait = (this.admission.maxWait() != null) ? this.admission.maxWait()
+                : this.model.limiter.defaultMaxWait();
+        Duration left = this.deadline.leftForWaiting(this.pipeline.time().nanoTime());
+        return (left.compareTo(maxWait) < 0) ? this.admission.withMaxWait(left) : this.admission;
+    }
+
+    /**
+     * The failure of an admission that the call timeout cut short, saying so; any other
+     * admission failure as it is.
+     * @param request what the attempt asked for
+     * @param failure why it was not admitted
+     * @return the failure to throw
+     */
+    LlmThrottleException admissionFailure(AdmissionRequest request, LlmThrottleException failure) {
+        if (this.deadline == null || request == this.admission || !(failure instanceof AdmissionTimeoutException)) {
+            return failure;
+        }
+        return AdmissionTimeoutException.withinCallTimeout(clientName(), this.model.name, this.deadline.callTimeout(),
+                failure.getRetryAfter());
+    }
+
+    /**
+     * How long ago {@code startNanos} was, on the client's clock.
+     * @param startNanos a time on the client's clock
+     * @return the time since
+     */
+    Duration since(long startNanos) {
+        return Duration.ofNanos(this.pipeline.time().nanoTime() - startNanos);
+    }
+
+}
