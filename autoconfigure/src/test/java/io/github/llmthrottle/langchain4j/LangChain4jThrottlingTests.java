@@ -184,24 +184,6 @@ class LangChain4jThrottlingTests {
         });
     }
 
-    /**
-     * LangChain4j's JDK client reports a 429 without its headers; the hook reads them
-     * below it, so the retry waits the second the provider asks for, not the 10 ms of
-     * {@code llm.throttle.retry.delay}.
-     */
-    @Test
-    void aRetryWaitsAsTheRetryAfterOfThe429Says() {
-        simulator.simulator().script(GPT, Fault.status(429).retryAfter("1"));
-        List<Duration> sleeps = new CopyOnWriteArrayList<>();
-        this.runner.withPropertyValues("llm.throttle.retry.jitter=none")
-            .withBean(TimeSource.class, () -> new SleeplessTimeSource(sleeps::add))
-            .run((context) -> {
-                assertThat(openAi(context, 0).chat(PROMPT)).isNotBlank();
-                assertThat(sleeps).containsExactly(Duration.ofSeconds(1));
-                assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(2);
-            });
-    }
-
     @Test
     void aStreamRetryWaitsAsTheRetryAfterOfThe429Says() {
         simulator.simulator().script(CLAUDE, Fault.status(429).retryAfter("1"));

@@ -102,22 +102,6 @@ class AnthropicSdkThrottlingDeploymentTests {
     }
 
     @Test
-    void anOverloadedDeploymentHandsTheCallToTheOtherAtOnce() {
-        this.east.outage(SONNET, Duration.ofMinutes(10));
-        this.runner.run((context) -> {
-            Message message = sdkClient(context).messages().create(PARAMS);
-            assertThat(message.content()).isNotEmpty();
-            assertThat(this.east.stats(SONNET).attempts()).isEqualTo(1);
-            assertThat(this.east.stats(SONNET).overloaded()).isEqualTo(1);
-            assertThat(this.west.stats(SONNET).successes()).isEqualTo(1);
-            ThrottledClient throttled = throttledClient(context);
-            assertThat(throttled.model(EAST).getTotals().snapshot().attempts()).isEqualTo(1);
-            assertThat(throttled.model(WEST).getTotals().snapshot().attempts()).isEqualTo(1);
-            assertThat(throttled.model(SONNET).getTotals().snapshot().succeeded()).isEqualTo(1);
-        });
-    }
-
-    @Test
     void aRateLimitedDeploymentIsPausedAndTheOtherTakesItsStreams() {
         this.east.script(SONNET, Fault.status(429).retryAfter("30"));
         this.runner.run((context) -> {

@@ -7,11 +7,9 @@ import java.util.concurrent.TimeUnit;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.http.Interceptor;
-import com.anthropic.core.http.StreamResponse;
 import com.anthropic.errors.AnthropicException;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
-import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.RetriesExhaustedException;
@@ -198,30 +196,6 @@ class AnthropicSdkThrottlingTests {
                 wireMock.verify(1, postRequestedFor(urlPathEqualTo("/v1/messages")));
                 assertThat(model(context).getLimiter().state().inFlight()).isZero();
             });
-    }
-
-    @Test
-    void streamDeliversEveryEventAndSettlesUsageFromThem() {
-        this.runner.run((context) -> {
-            AnthropicClient client = AnthropicOkHttpClient.builder()
-                .baseUrl(simulator.baseUrl())
-                .apiKey("test")
-                .addInterceptor(context.getBean(AnthropicSdkThrottling.class).interceptor("anthropic"))
-                .maxRetries(0)
-                .build();
-            long events;
-            try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(PARAMS)) {
-                events = stream.stream().count();
-            }
-            assertThat(events).isGreaterThan(2);
-            ThrottledModel model = model(context);
-            ModelTotals.Snapshot totals = model.getTotals().snapshot();
-            assertThat(totals.calls()).isEqualTo(1);
-            assertThat(totals.attempts()).isEqualTo(1);
-            assertThat(totals.outputTokens()).isEqualTo(40);
-            assertThat(totals.inputTokens()).isPositive();
-            assertThat(model.getLimiter().state().inFlight()).isZero();
-        });
     }
 
     @Test

@@ -7,11 +7,8 @@ import com.openai.client.OpenAIClientImpl;
 import com.openai.client.okhttp.OkHttpClient;
 import com.openai.core.ClientOptions;
 import com.openai.core.http.HttpClient;
-import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
-import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleSdkAutoConfiguration;
@@ -94,28 +91,6 @@ class OpenAiSdkThrottlingTests {
             ModelTotals.Snapshot totals = model(context).getTotals().snapshot();
             assertThat(totals.attempts()).isEqualTo(3);
             assertThat(totals.rateLimited()).isEqualTo(3);
-        });
-    }
-
-    @Test
-    void streamDeliversEveryChunkAndSettlesUsageFromThem() {
-        this.runner.run((context) -> {
-            OpenAIClient client = client(context, 0);
-            ChatCompletionCreateParams params = PARAMS.toBuilder()
-                .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
-                .build();
-            long chunks;
-            try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
-                chunks = stream.stream().count();
-            }
-            assertThat(chunks).isGreaterThan(2);
-            ThrottledModel model = model(context);
-            ModelTotals.Snapshot totals = model.getTotals().snapshot();
-            assertThat(totals.calls()).isEqualTo(1);
-            assertThat(totals.attempts()).isEqualTo(1);
-            assertThat(totals.outputTokens()).isEqualTo(40);
-            assertThat(totals.inputTokens()).isPositive();
-            assertThat(model.getLimiter().state().inFlight()).isZero();
         });
     }
 
