@@ -7,7 +7,6 @@ import java.time.Duration;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.provider.Headers;
-import io.github.llmthrottle.provider.LogText;
 import io.github.llmthrottle.provider.RateLimitHeaders;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.provider.Usage;
