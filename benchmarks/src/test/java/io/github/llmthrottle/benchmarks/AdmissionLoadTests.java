@@ -1,5 +1,6 @@
 package io.github.llmthrottle.benchmarks;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -213,7 +214,10 @@ class AdmissionLoadTests {
         ConcurrentLinkedQueue<Duration> latencies = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         CountDownLatch done = new CountDownLatch(calls);
-        Instant start = Instant.now();
+        // on the simulator's clock, which keys the per-second stats the result is read
+        // from
+        Clock clock = this.simulator.clock();
+        Instant start = clock.instant();
         AtomicReference<Instant> lastEnd = new AtomicReference<>(start);
         long intervalNanos = 1_000_000_000L / perSecond;
         try {
@@ -224,7 +228,7 @@ class AdmissionLoadTests {
                     try {
                         call(client, MODEL, priority);
                         latencies.add(Duration.ofNanos(System.nanoTime() - began));
-                        lastEnd.accumulateAndGet(Instant.now(), (a, b) -> a.isAfter(b) ? a : b);
+                        lastEnd.accumulateAndGet(clock.instant(), (a, b) -> a.isAfter(b) ? a : b);
                     }
                     catch (Throwable ex) {
                         failures.add(ex);
