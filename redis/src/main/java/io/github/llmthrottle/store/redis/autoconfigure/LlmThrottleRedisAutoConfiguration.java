@@ -1,5 +1,6 @@
-package io.github.llmthrottle.autoconfigure;
+package io.github.llmthrottle.store.redis.autoconfigure;
 
+import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.limit.BucketStore;
 import io.github.llmthrottle.limit.QuotaStore;
 import io.github.llmthrottle.store.redis.RedisBucketStore;

@@ -1,4 +1,4 @@
-package io.github.llmthrottle.autoconfigure;
+package io.github.llmthrottle.store.redis.autoconfigure;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,7 @@
-package io.github.llmthrottle.autoconfigure;
+package io.github.llmthrottle.springai.autoconfigure;
 
+import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
 import io.github.llmthrottle.springai.CallTimeoutWarning;

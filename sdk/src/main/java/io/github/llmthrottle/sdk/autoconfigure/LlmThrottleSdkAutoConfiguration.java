@@ -1,7 +1,8 @@
-package io.github.llmthrottle.autoconfigure;
+package io.github.llmthrottle.sdk.autoconfigure;
 
 import com.anthropic.core.http.Interceptor;
 import com.openai.core.http.HttpClient;
+import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.langchain4j.LangChain4jThrottling;
 import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
