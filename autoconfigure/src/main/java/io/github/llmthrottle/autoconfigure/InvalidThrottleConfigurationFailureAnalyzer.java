@@ -8,9 +8,10 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 /**
  * Describes an {@link InvalidThrottleConfigurationException} the way Boot describes a bad
  * property: which property (or annotated method), which value, why, and what would be
- * valid.
+ * valid. Registered in {@code spring.factories}; public so that the integration modules'
+ * tests can read a startup failure as an application's log shows it.
  */
-class InvalidThrottleConfigurationFailureAnalyzer
+public class InvalidThrottleConfigurationFailureAnalyzer
         extends AbstractFailureAnalyzer<InvalidThrottleConfigurationException> {
 
     @Override

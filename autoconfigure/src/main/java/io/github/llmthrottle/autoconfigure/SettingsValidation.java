@@ -14,9 +14,11 @@ import org.springframework.boot.context.properties.PropertyMapper.Source.Adapter
  * {@link ClientSettingsMapper}: each returns its value, so that a mapping line can check
  * it on the way, and a value that breaks one fails with an
  * {@link InvalidThrottleConfigurationException} naming the property (relative to
- * {@value #PREFIX}) and what would be valid.
+ * {@value #PREFIX}) and what would be valid. Public for the auto-configurations of the
+ * integration modules (the Redis store's), which check their properties by the same
+ * rules; not for applications.
  */
-final class SettingsValidation {
+public final class SettingsValidation {
 
     /** The prefix of every property a rule names. */
     static final String PREFIX = "llm.throttle.";
@@ -26,12 +28,22 @@ final class SettingsValidation {
     private SettingsValidation() {
     }
 
-    static Adapter<Duration, Duration> positiveDuration(String property) {
+    /**
+     * A duration above zero.
+     * @param property the property, relative to {@value #PREFIX}
+     * @return the rule
+     */
+    public static Adapter<Duration, Duration> positiveDuration(String property) {
         return (value) -> check(property, value, (duration) -> !duration.isNegative() && !duration.isZero(),
                 "must be positive", "Use a positive duration such as 500ms or 10s.");
     }
 
-    static Adapter<Duration, Duration> nonNegativeDuration(String property) {
+    /**
+     * A duration of zero or more.
+     * @param property the property, relative to {@value #PREFIX}
+     * @return the rule
+     */
+    public static Adapter<Duration, Duration> nonNegativeDuration(String property) {
         return (value) -> check(property, value, (duration) -> !duration.isNegative(), "must not be negative",
                 "Use a duration such as 0s, 500ms or 30s.");
     }

@@ -19,7 +19,6 @@ import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.retry.RetrySettings;
 import io.github.llmthrottle.routing.CircuitSettings;
-import io.github.llmthrottle.store.redis.RedisBucketStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.PropertyMapper;
@@ -32,12 +31,12 @@ import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveDur
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveNumber;
 
 /**
- * Maps {@link LlmThrottleProperties} and {@link LlmThrottleRedisProperties}, once, into
- * the immutable settings the core uses: one {@link PropertyMapper} line per property (or
- * nested group) onto the settings' defaults, checking each value on the way. Every rule a
- * property value must meet lives in {@link SettingsValidation}, once; a value that breaks
- * one fails with an {@link InvalidThrottleConfigurationException} naming the property and
- * what would be valid. The clients, with their models and deployments, are mapped by
+ * Maps {@link LlmThrottleProperties}, once, into the immutable settings the core uses:
+ * one {@link PropertyMapper} line per property (or nested group) onto the settings'
+ * defaults, checking each value on the way. Every rule a property value must meet lives
+ * in {@link SettingsValidation}, once; a value that breaks one fails with an
+ * {@link InvalidThrottleConfigurationException} naming the property and what would be
+ * valid. The clients, with their models and deployments, are mapped by
  * {@link ClientSettingsMapper}. (The settings records check their own invariants too, for
  * callers that build them in code; a valid configuration never trips them.)
  * <p>
@@ -84,19 +83,6 @@ final class ThrottleSettingsMapper {
                     "Set the tokens a document given by URL or file id is estimated at, 0 or more (3000 by default)."))
             .to(settings, ThrottleSettings::withDocumentTokens);
         return settings;
-    }
-
-    /**
-     * The settings of the Redis bucket store ({@code llm.throttle.redis.*}).
-     * @param properties the bound properties
-     * @return the settings
-     * @throws InvalidThrottleConfigurationException naming the first invalid property
-     */
-    static RedisStoreSettings map(LlmThrottleRedisProperties properties) {
-        return new RedisStoreSettings(properties.getKeyPrefix(),
-                RedisBucketStore.OnFailure.valueOf(properties.getOnFailure().name()),
-                positiveDuration("redis.timeout").adapt(properties.getTimeout()),
-                nonNegativeDuration("redis.retry-interval").adapt(properties.getRetryInterval()));
     }
 
     /** A tenant's own limits, or {@code null} when it sets none. */

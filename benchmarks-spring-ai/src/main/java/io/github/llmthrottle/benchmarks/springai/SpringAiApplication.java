@@ -27,7 +27,7 @@ final class SpringAiApplication {
      */
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration(excludeName = { "io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration",
-            "io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration" })
+            "io.github.llmthrottle.springai.autoconfigure.LlmThrottleSpringAiAutoConfiguration" })
     static class WithoutLlmThrottle {
 
     }

@@ -3,8 +3,8 @@ package io.github.llmthrottle.benchmarks.held;
 import java.util.Map;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.autoconfigure.LlmThrottleRedisAutoConfiguration;
 import io.github.llmthrottle.benchmarks.ThrottleApplication;
+import io.github.llmthrottle.store.redis.autoconfigure.LlmThrottleRedisAutoConfiguration;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;

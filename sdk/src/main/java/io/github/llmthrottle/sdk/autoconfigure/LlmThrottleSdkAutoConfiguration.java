@@ -4,7 +4,6 @@ import com.anthropic.core.http.Interceptor;
 import com.openai.core.http.HttpClient;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
-import io.github.llmthrottle.langchain4j.LangChain4jThrottling;
 import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
 import io.github.llmthrottle.sdk.OpenAiSdkThrottling;
 
@@ -21,11 +20,7 @@ import org.springframework.context.annotation.Configuration;
  * interceptor the user adds on the client builder in one line
  * ({@code AnthropicOkHttpClient.builder().addInterceptor(throttling.interceptor("anthropic")).maxRetries(0)}),
  * and {@link OpenAiSdkThrottling}, whose HTTP client the user gives the client options
- * ({@code ClientOptions.builder().httpClient(throttling.httpClient("openai", OkHttpClient.builder().build()))}),
- * and, when LangChain4j's pluggable HTTP client is on the classpath,
- * {@link LangChain4jThrottling}, whose HTTP client builder the user gives a LangChain4j
- * model's builder
- * ({@code OpenAiChatModel.builder().httpClientBuilder(throttling.httpClientBuilder("openai", JdkHttpClient.builder())).maxRetries(0)}).
+ * ({@code ClientOptions.builder().httpClient(throttling.httpClient("openai", OkHttpClient.builder().build()))}).
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class)
 @ConditionalOnBean(LlmThrottleRegistry.class)
@@ -51,18 +46,6 @@ public final class LlmThrottleSdkAutoConfiguration {
         @ConditionalOnMissingBean
         OpenAiSdkThrottling llmThrottleOpenAiSdkThrottling(LlmThrottleRegistry registry) {
             return new OpenAiSdkThrottling(registry);
-        }
-
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(dev.langchain4j.http.client.HttpClientBuilder.class)
-    static class LangChain4jConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        LangChain4jThrottling llmThrottleLangChain4jThrottling(LlmThrottleRegistry registry) {
-            return new LangChain4jThrottling(registry);
         }
 
     }

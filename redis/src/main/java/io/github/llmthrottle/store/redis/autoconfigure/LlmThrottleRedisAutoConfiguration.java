@@ -52,7 +52,7 @@ public final class LlmThrottleRedisAutoConfiguration {
         @ConditionalOnBean(LettuceConnectionFactory.class)
         RedisBucketStore llmThrottleBucketStore(LlmThrottleRedisProperties properties,
                 LettuceConnectionFactory connectionFactory, TimeSource timeSource) {
-            RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
+            RedisStoreSettings redis = RedisStoreSettings.of(properties);
             return new RedisBucketStore(connectionFactory.getNativeClient(), redis.keyPrefix(), redis.onFailure(),
                     redis.timeout(), redis.retryInterval(), timeSource);
         }
@@ -63,7 +63,7 @@ public final class LlmThrottleRedisAutoConfiguration {
         RedisQuotaStore llmThrottleQuotaStore(LlmThrottleRedisProperties properties,
                 LettuceConnectionFactory connectionFactory, TimeSource timeSource,
                 ObjectProvider<RedisBucketStore> bucketStore) {
-            RedisStoreSettings redis = ThrottleSettingsMapper.map(properties);
+            RedisStoreSettings redis = RedisStoreSettings.of(properties);
             RedisBucketStore buckets = bucketStore.getIfUnique();
             if (buckets != null) {
                 // one connection, one outage, for both stores

@@ -10,7 +10,7 @@ import org.springframework.util.ClassUtils;
  * Lettuce and Spring Boot's Lettuce connection ({@code spring.data.redis.*}). Says which
  * is missing in an {@link InvalidThrottleConfigurationException}. Refers to none of those
  * classes itself, so that it loads without them. ({@code llm.throttle.redis.*} values are
- * checked by {@link ThrottleSettingsMapper}.)
+ * checked by {@link RedisStoreSettings}.)
  */
 final class RedisStoreRequirements {
 

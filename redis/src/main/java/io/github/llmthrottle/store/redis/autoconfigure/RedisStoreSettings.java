@@ -2,11 +2,15 @@ package io.github.llmthrottle.store.redis.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
 
+import static io.github.llmthrottle.autoconfigure.SettingsValidation.nonNegativeDuration;
+import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveDuration;
+
 /**
- * The checked settings of the Redis bucket store, mapped from
- * {@link LlmThrottleRedisProperties} by {@link ThrottleSettingsMapper}.
+ * The checked settings of the Redis bucket store, mapped once from
+ * {@link LlmThrottleRedisProperties} by {@link #of(LlmThrottleRedisProperties)}.
  *
  * @param keyPrefix prefix of the Redis keys that hold the buckets
  * @param onFailure what to do when Redis cannot be reached
@@ -15,5 +19,18 @@ import io.github.llmthrottle.store.redis.RedisBucketStore;
  */
 record RedisStoreSettings(String keyPrefix, RedisBucketStore.OnFailure onFailure, Duration timeout,
         Duration retryInterval) {
+
+    /**
+     * The settings of {@code llm.throttle.redis.*}.
+     * @param properties the bound properties
+     * @return the settings
+     * @throws InvalidThrottleConfigurationException naming the first invalid property
+     */
+    static RedisStoreSettings of(LlmThrottleRedisProperties properties) {
+        return new RedisStoreSettings(properties.getKeyPrefix(),
+                RedisBucketStore.OnFailure.valueOf(properties.getOnFailure().name()),
+                positiveDuration("redis.timeout").adapt(properties.getTimeout()),
+                nonNegativeDuration("redis.retry-interval").adapt(properties.getRetryInterval()));
+    }
 
 }
