@@ -1,7 +1,7 @@
 package io.github.llmthrottle.client;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.autoconfigure.LlmThrottleSdkAutoConfiguration;
+import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
 
