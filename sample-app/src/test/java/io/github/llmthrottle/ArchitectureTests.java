@@ -25,9 +25,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time,
  * observation) free of Spring Boot and Spring Web, and of meters (Micrometer's
- * Observation API only), the packages free of cycles, the wiring in {@code autoconfigure}
- * where nothing else depends on it, and the auto-configuration classes shaped like Spring
- * Boot's own (its build checks the same rules).
+ * Observation API only), the packages free of cycles, the wiring in the
+ * {@code autoconfigure} packages (the core's, and each integration module's) where
+ * nothing else depends on it, and the auto-configuration classes shaped like Spring
+ * Boot's own (its build checks the same rules). Here, in the sample application, because
+ * it sees the main classes of every module.
  */
 class ArchitectureTests {
 
@@ -41,6 +43,12 @@ class ArchitectureTests {
     private static final String[] CORE_PACKAGES = { "io.github.llmthrottle.client..", "io.github.llmthrottle.limit..",
             "io.github.llmthrottle.retry..", "io.github.llmthrottle.routing..", "io.github.llmthrottle.provider..",
             "io.github.llmthrottle.time..", "io.github.llmthrottle.observation.." };
+
+    /**
+     * The wiring: the core auto-configuration's package and each integration module's
+     * {@code autoconfigure} package.
+     */
+    private static final String AUTO_CONFIGURATION = "io.github.llmthrottle..autoconfigure..";
 
     /**
      * What the core is built upon by: adapters of HTTP libraries, integrations, wiring.
@@ -134,17 +142,17 @@ class ArchitectureTests {
     @Test
     void nothingOutsideTheAutoConfigurationDependsOnIt() {
         noClasses().that()
-            .resideOutsideOfPackage("io.github.llmthrottle.autoconfigure..")
+            .resideOutsideOfPackage(AUTO_CONFIGURATION)
             .should()
             .dependOnClassesThat()
-            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .resideInAPackage(AUTO_CONFIGURATION)
             .check(CLASSES);
     }
 
     @Test
     void autoConfigurationClassesArePublicFinalAndAnnotatedWithAutoConfiguration() {
         classes().that()
-            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .resideInAPackage(AUTO_CONFIGURATION)
             .and()
             .haveSimpleNameEndingWith("AutoConfiguration")
             .should()
@@ -159,7 +167,7 @@ class ArchitectureTests {
             .should()
             .haveSimpleNameEndingWith("AutoConfiguration")
             .andShould()
-            .resideInAPackage("io.github.llmthrottle.autoconfigure..")
+            .resideInAPackage(AUTO_CONFIGURATION)
             .check(CLASSES);
     }
 

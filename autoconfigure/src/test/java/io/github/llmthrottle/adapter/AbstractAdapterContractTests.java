@@ -19,8 +19,6 @@ import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
-import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
-import io.github.llmthrottle.springai.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.time.FakeClock;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
@@ -112,6 +110,15 @@ public abstract class AbstractAdapterContractTests {
             .open(new ThrottleContext(dialect().client(), dialect().model(), priority, tenant, 0, null))) {
             return send(context, baseUrl, stream);
         }
+    }
+
+    /**
+     * The auto-configurations of the adapter's module, beside llm-throttle's core one
+     * (which wires the {@code RestClient} itself).
+     * @return the auto-configuration classes, none by default
+     */
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[0];
     }
 
     /**
@@ -263,8 +270,8 @@ public abstract class AbstractAdapterContractTests {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
                     ImperativeHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                    LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class,
-                    LlmThrottleSpringAiAutoConfiguration.class))
+                    LlmThrottleAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(autoConfigurations()))
             .withBean(TimeSource.class, () -> this.clock)
             .withBean(ThrottleObserver.class, () -> observer)
             .withPropertyValues("llm.throttle.clients." + dialect().client() + ".provider=" + dialect().client(),

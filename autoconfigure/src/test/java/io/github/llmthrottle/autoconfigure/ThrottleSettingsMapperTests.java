@@ -15,7 +15,6 @@ import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.QuotaSettings;
-import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.limit.TokenQuota;
 import io.github.llmthrottle.provider.ProviderDialect;
@@ -444,22 +443,6 @@ class ThrottleSettingsMapperTests {
         assertThat(map().circuit()).isEqualTo(new CircuitSettings(false, 3, Duration.ofSeconds(5), 1));
         this.properties.getCircuit().setHalfOpenProbes(0);
         assertInvalid(this::map, "llm.throttle.circuit.half-open-probes", "must be at least 1");
-    }
-
-    @Test
-    void redisSettingsAreMappedAndChecked() {
-        LlmThrottleRedisProperties redis = new LlmThrottleRedisProperties();
-        assertThat(ThrottleSettingsMapper.map(redis)).isEqualTo(new RedisStoreSettings("llm-throttle",
-                RedisBucketStore.OnFailure.LOCAL, Duration.ofMillis(500), Duration.ofSeconds(2)));
-        redis.setOnFailure(LlmThrottleRedisProperties.OnFailure.REJECT);
-        redis.setRetryInterval(Duration.ZERO);
-        assertThat(ThrottleSettingsMapper.map(redis).onFailure()).isEqualTo(RedisBucketStore.OnFailure.REJECT);
-        redis.setTimeout(Duration.ZERO);
-        assertInvalid(() -> ThrottleSettingsMapper.map(redis), "llm.throttle.redis.timeout", "must be positive");
-        redis.setTimeout(Duration.ofSeconds(1));
-        redis.setRetryInterval(Duration.ofSeconds(-2));
-        assertInvalid(() -> ThrottleSettingsMapper.map(redis), "llm.throttle.redis.retry-interval",
-                "must not be negative");
     }
 
     private ThrottleSettings map() {

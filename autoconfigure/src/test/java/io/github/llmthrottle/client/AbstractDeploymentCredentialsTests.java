@@ -6,7 +6,6 @@ import java.util.Map;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.matching.RequestPatternBuilder;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,8 +66,17 @@ public abstract class AbstractDeploymentCredentialsTests {
     }
 
     /**
+     * The auto-configurations of the adapter's module, beside llm-throttle's core one
+     * (which wires the {@code RestClient} itself).
+     * @return the auto-configuration classes, none by default
+     */
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[0];
+    }
+
+    /**
      * Sends a chat completion of {@link #MODEL} through the adapter under test.
-     * @param context the application context, with llm-throttle and its SDK hooks
+     * @param context the application context, with llm-throttle and its adapter hooks
      * @param baseUrl the base URL of the client ({@code .../v1}): the request goes to
      * {@code /chat/completions} below it
      * @param headers the headers the caller sends
@@ -120,7 +128,8 @@ public abstract class AbstractDeploymentCredentialsTests {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
                     ImperativeHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                    LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
+                    LlmThrottleAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(autoConfigurations()))
             .withPropertyValues("llm.throttle.clients.openai.provider=openai",
                     "llm.throttle.clients.openai.base-url=" + baseUrl(this.provider),
                     deployments + "west.base-url=" + baseUrl(this.deployment), "llm.throttle.retry.max-retries=0")

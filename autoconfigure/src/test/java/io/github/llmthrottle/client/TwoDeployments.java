@@ -1,7 +1,6 @@
 package io.github.llmthrottle.client;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.ModelLimits;
 
@@ -72,8 +71,8 @@ public final class TwoDeployments implements AutoCloseable {
     }
 
     /**
-     * A runner with llm-throttle, its SDK hooks and the client configured with both
-     * deployments.
+     * A runner with llm-throttle and the client configured with both deployments, to
+     * which the caller adds its adapter's auto-configuration.
      * @param extra further properties
      * @return the runner
      */
@@ -81,9 +80,8 @@ public final class TwoDeployments implements AutoCloseable {
         String prefix = "llm.throttle.clients." + this.client + ".";
         String deployments = prefix + "models." + this.model + ".deployments.";
         return new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                            LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
+                    RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
             .withPropertyValues(prefix + "provider=" + this.client, prefix + "base-url=" + baseUrl(this.east),
                     prefix + "models." + this.model + ".requests-per-minute=100", deployments + "east.api-key=east-key",
                     deployments + "east.requests-per-minute=2", deployments + "west.base-url=" + baseUrl(this.west),

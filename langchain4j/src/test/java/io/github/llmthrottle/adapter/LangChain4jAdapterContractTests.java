@@ -11,6 +11,7 @@ import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.github.llmthrottle.langchain4j.LangChain4jThrottling;
+import io.github.llmthrottle.langchain4j.autoconfigure.LlmThrottleLangChain4jAutoConfiguration;
 
 import org.springframework.context.ApplicationContext;
 
@@ -20,6 +21,11 @@ import org.springframework.context.ApplicationContext;
  * failure reaches its handler's {@code onError}, and is thrown from there here.
  */
 class LangChain4jAdapterContractTests extends AbstractAdapterContractTests {
+
+    @Override
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[] { LlmThrottleLangChain4jAutoConfiguration.class };
+    }
 
     @Override
     protected Dialect dialect() {

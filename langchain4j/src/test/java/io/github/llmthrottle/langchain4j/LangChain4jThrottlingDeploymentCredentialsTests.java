@@ -7,6 +7,7 @@ import dev.langchain4j.http.client.HttpMethod;
 import dev.langchain4j.http.client.HttpRequest;
 import dev.langchain4j.http.client.jdk.JdkHttpClient;
 import io.github.llmthrottle.client.AbstractDeploymentCredentialsTests;
+import io.github.llmthrottle.langchain4j.autoconfigure.LlmThrottleLangChain4jAutoConfiguration;
 
 import org.springframework.context.ApplicationContext;
 
@@ -16,6 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The caller's credentials on an attempt the LangChain4j hook sends to a deployment.
  */
 class LangChain4jThrottlingDeploymentCredentialsTests extends AbstractDeploymentCredentialsTests {
+
+    @Override
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[] { LlmThrottleLangChain4jAutoConfiguration.class };
+    }
 
     @Override
     protected void send(ApplicationContext context, String baseUrl, Map<String, String> headers,

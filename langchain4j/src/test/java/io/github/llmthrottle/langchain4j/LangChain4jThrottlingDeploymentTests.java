@@ -9,13 +9,15 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
-import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.client.TwoDeployments;
+import io.github.llmthrottle.langchain4j.autoconfigure.LlmThrottleLangChain4jAutoConfiguration;
+import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -45,7 +47,8 @@ class LangChain4jThrottlingDeploymentTests {
         this.deployments = TwoDeployments.openAi(GPT);
         this.east = this.deployments.east;
         this.west = this.deployments.west;
-        this.runner = this.deployments.runner();
+        this.runner = this.deployments.runner()
+            .withConfiguration(AutoConfigurations.of(LlmThrottleLangChain4jAutoConfiguration.class));
     }
 
     @AfterEach

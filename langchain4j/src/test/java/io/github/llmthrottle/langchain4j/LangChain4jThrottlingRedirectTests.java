@@ -9,7 +9,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
+import io.github.llmthrottle.langchain4j.autoconfigure.LlmThrottleLangChain4jAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,8 +51,8 @@ class LangChain4jThrottlingRedirectTests {
         this.otherHost.start();
         this.otherHost.stubFor(any(anyUrl()).willReturn(ok("{}").withHeader("Content-Type", "application/json")));
         this.runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(LlmThrottleAutoConfiguration.class,
+                    LlmThrottleLangChain4jAutoConfiguration.class))
             .withPropertyValues("llm.throttle.clients.openai.provider=openai",
                     "llm.throttle.clients.openai.base-url=" + this.provider.baseUrl() + "/v1",
                     "llm.throttle.retry.max-retries=0");

@@ -27,8 +27,8 @@ import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
+import io.github.llmthrottle.langchain4j.autoconfigure.LlmThrottleLangChain4jAutoConfiguration;
 import io.github.llmthrottle.limit.HeldSlot;
-import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
@@ -83,7 +83,7 @@ class LangChain4jThrottlingTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-                LlmThrottleAutoConfiguration.class, LlmThrottleSdkAutoConfiguration.class))
+                LlmThrottleAutoConfiguration.class, LlmThrottleLangChain4jAutoConfiguration.class))
         .withPropertyValues("llm.throttle.retry.delay=10ms", "llm.throttle.retry.max-delay=50ms",
                 "llm.throttle.clients.openai.provider=openai",
                 "llm.throttle.clients.openai.base-url=" + simulator.simulator().openAiBaseUrl(),

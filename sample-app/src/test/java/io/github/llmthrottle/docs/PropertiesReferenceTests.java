@@ -2,7 +2,6 @@ package io.github.llmthrottle.docs;
 
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.LinkedHashMap;
@@ -15,7 +14,6 @@ import io.github.llmthrottle.autoconfigure.ClientProperties;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.BeanUtils;
 
@@ -23,10 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code docs/reference/properties.md} lists exactly the {@code llm.throttle} properties
- * there are: the global ones of the configuration metadata the build generates (with its
- * additional metadata), with the metadata's type and default, and the ones under a client
- * and under a tenant, which the metadata cannot list (they sit below map keys), as the
- * property classes bind them.
+ * there are: the global ones of the configuration metadata the build generates for every
+ * module (with its additional metadata), with the metadata's type and default, and the
+ * ones under a client and under a tenant, which the metadata cannot list (they sit below
+ * map keys), as the property classes bind them.
  */
 class PropertiesReferenceTests {
 
@@ -35,13 +33,7 @@ class PropertiesReferenceTests {
 
     @Test
     void globalPropertiesAreThoseOfTheMetadataWithTheirTypesAndDefaults() throws IOException {
-        Map<String, JsonNode> metadata = new LinkedHashMap<>();
-        for (JsonNode property : metadata().path("properties")) {
-            String name = property.path("name").asString();
-            if (name.startsWith("llm.throttle.")) {
-                metadata.put(name, property);
-            }
-        }
+        Map<String, JsonNode> metadata = ConfigurationMetadata.properties();
         List<List<String>> rows = ReferencePage.read("properties.md").rows("Global");
         Map<String, List<String>> documented = new LinkedHashMap<>();
         rows.forEach((row) -> documented.put(ReferencePage.code(row.get(0)), row));
@@ -145,14 +137,6 @@ class PropertiesReferenceTests {
     /** {@code java.util.Map<java.lang.String,a.b.C$D>} as {@code Map<String, D>}. */
     private static String simpleType(String type) {
         return type.replaceAll("[\\w.]+\\.(?=\\w)", "").replaceAll("\\w+\\$", "").replace(",", ", ");
-    }
-
-    private static JsonNode metadata() throws IOException {
-        try (InputStream in = PropertiesReferenceTests.class.getClassLoader()
-            .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
-            assertThat(in).as("generated metadata").isNotNull();
-            return JsonMapper.builder().build().readTree(in);
-        }
     }
 
 }

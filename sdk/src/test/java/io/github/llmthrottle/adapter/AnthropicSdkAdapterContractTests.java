@@ -8,6 +8,7 @@ import com.anthropic.core.http.StreamResponse;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
+import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 
 import org.springframework.context.ApplicationContext;
 
@@ -17,6 +18,11 @@ import org.springframework.context.ApplicationContext;
  * attempts.
  */
 class AnthropicSdkAdapterContractTests extends AbstractAdapterContractTests {
+
+    @Override
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[] { LlmThrottleSdkAutoConfiguration.class };
+    }
 
     @Override
     protected Dialect dialect() {

@@ -11,6 +11,7 @@ import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import io.github.llmthrottle.sdk.OpenAiSdkThrottling;
+import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 
 import org.springframework.context.ApplicationContext;
 
@@ -20,6 +21,11 @@ import org.springframework.context.ApplicationContext;
  * attempts.
  */
 class OpenAiSdkAdapterContractTests extends AbstractAdapterContractTests {
+
+    @Override
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[] { LlmThrottleSdkAutoConfiguration.class };
+    }
 
     @Override
     protected Dialect dialect() {

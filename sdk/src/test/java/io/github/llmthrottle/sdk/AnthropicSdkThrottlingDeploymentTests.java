@@ -19,8 +19,9 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
-import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.client.TwoDeployments;
+import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
+import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -71,8 +73,9 @@ class AnthropicSdkThrottlingDeploymentTests {
         this.deployments = TwoDeployments.anthropic(SONNET);
         this.east = this.deployments.east;
         this.west = this.deployments.west;
-        this.runner = this.deployments.runner("llm.throttle.circuit.failure-threshold=2",
-                "llm.throttle.circuit.open-wait=10m");
+        this.runner = this.deployments
+            .runner("llm.throttle.circuit.failure-threshold=2", "llm.throttle.circuit.open-wait=10m")
+            .withConfiguration(AutoConfigurations.of(LlmThrottleSdkAutoConfiguration.class));
     }
 
     @AfterEach

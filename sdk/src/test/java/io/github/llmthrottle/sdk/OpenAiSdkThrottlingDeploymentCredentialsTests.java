@@ -8,6 +8,7 @@ import com.openai.client.okhttp.OkHttpClient;
 import com.openai.core.ClientOptions;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.github.llmthrottle.client.AbstractDeploymentCredentialsTests;
+import io.github.llmthrottle.sdk.autoconfigure.LlmThrottleSdkAutoConfiguration;
 
 import org.springframework.context.ApplicationContext;
 
@@ -18,6 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deployment: the SDK's own key and the headers and query parameters of its client.
  */
 class OpenAiSdkThrottlingDeploymentCredentialsTests extends AbstractDeploymentCredentialsTests {
+
+    @Override
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[] { LlmThrottleSdkAutoConfiguration.class };
+    }
 
     @Override
     protected void send(ApplicationContext context, String baseUrl, Map<String, String> headers,

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
+import io.github.llmthrottle.springai.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -19,6 +20,11 @@ import org.springframework.context.ApplicationContext;
  * AI's advisor puts on the request, which the interceptor reads and removes.
  */
 class OkHttpAdapterContractTests extends AbstractAdapterContractTests {
+
+    @Override
+    protected Class<?>[] autoConfigurations() {
+        return new Class<?>[] { LlmThrottleSpringAiAutoConfiguration.class };
+    }
 
     @Override
     protected Dialect dialect() {

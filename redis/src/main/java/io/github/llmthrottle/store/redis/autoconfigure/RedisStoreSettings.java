@@ -3,10 +3,8 @@ package io.github.llmthrottle.store.redis.autoconfigure;
 import java.time.Duration;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
+import io.github.llmthrottle.autoconfigure.SettingsValidation;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
-
-import static io.github.llmthrottle.autoconfigure.SettingsValidation.nonNegativeDuration;
-import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveDuration;
 
 /**
  * The checked settings of the Redis bucket store, mapped once from
@@ -29,8 +27,8 @@ record RedisStoreSettings(String keyPrefix, RedisBucketStore.OnFailure onFailure
     static RedisStoreSettings of(LlmThrottleRedisProperties properties) {
         return new RedisStoreSettings(properties.getKeyPrefix(),
                 RedisBucketStore.OnFailure.valueOf(properties.getOnFailure().name()),
-                positiveDuration("redis.timeout").adapt(properties.getTimeout()),
-                nonNegativeDuration("redis.retry-interval").adapt(properties.getRetryInterval()));
+                SettingsValidation.positiveDuration("redis.timeout").adapt(properties.getTimeout()),
+                SettingsValidation.nonNegativeDuration("redis.retry-interval").adapt(properties.getRetryInterval()));
     }
 
 }
