@@ -1,8 +1,15 @@
 package io.github.llmthrottle;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -21,6 +28,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the core (the call pipeline in client, and limit, retry, routing, provider, time,
@@ -63,10 +71,14 @@ class ArchitectureTests {
      * integrations and the auto-configuration (not their tests, not the testkit's
      * classes).
      */
-    private static final JavaClasses CLASSES = new ClassFileImporter()
-        .importUrls(List.of(location(LlmThrottleException.class), location(RedisBucketStore.class),
-                location(OkHttpThrottlingInterceptor.class), location(AnthropicSdkThrottling.class),
-                location(LangChain4jThrottling.class), location(LlmThrottleAutoConfiguration.class)));
+    private static final List<URL> MODULES = List.of(location(LlmThrottleException.class),
+            location(RedisBucketStore.class), location(OkHttpThrottlingInterceptor.class),
+            location(AnthropicSdkThrottling.class), location(LangChain4jThrottling.class),
+            location(LlmThrottleAutoConfiguration.class));
+
+    private static final JavaClasses CLASSES = new ClassFileImporter().importUrls(MODULES);
+
+    private static final String IMPORTS = "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
 
     private static URL location(Class<?> type) {
         return type.getProtectionDomain().getCodeSource().getLocation();
@@ -169,6 +181,47 @@ class ArchitectureTests {
             .andShould()
             .resideInAPackage(AUTO_CONFIGURATION)
             .check(CLASSES);
+    }
+
+    /**
+     * Each module lists exactly its own auto-configurations in its
+     * {@code AutoConfiguration.imports}, as Spring Boot's modules do: one left out would
+     * never run, one listed by another module would be looked for without its module.
+     */
+    @Test
+    void eachModuleListsExactlyItsOwnAutoConfigurations() throws IOException {
+        Set<String> listing = new TreeSet<>();
+        for (URL module : MODULES) {
+            try (URLClassLoader classes = new URLClassLoader(new URL[] { module }, null)) {
+                Set<String> declared = new TreeSet<>();
+                for (JavaClass type : CLASSES) {
+                    if (type.isAnnotatedWith(AutoConfiguration.class)
+                            && classes.findResource(type.getName().replace('.', '/') + ".class") != null) {
+                        declared.add(type.getName());
+                    }
+                }
+                Set<String> listed = listed(classes);
+                assertThat(listed).as("auto-configurations listed by %s", module).isEqualTo(declared);
+                if (!listed.isEmpty()) {
+                    listing.add(module.toString());
+                }
+            }
+        }
+        assertThat(listing).as("modules with auto-configurations").hasSize(5);
+    }
+
+    private static Set<String> listed(URLClassLoader module) throws IOException {
+        Set<String> listed = new TreeSet<>();
+        URL imports = module.findResource(IMPORTS);
+        if (imports != null) {
+            try (InputStream in = imports.openStream()) {
+                new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(String::strip)
+                    .filter((line) -> !line.isEmpty() && !line.startsWith("#"))
+                    .forEach(listed::add);
+            }
+        }
+        return listed;
     }
 
     @Test
