@@ -14,7 +14,6 @@ import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
-import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.client.Caller;
