@@ -8,10 +8,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the current {@link Throttled} invocation was routed to: client, model, priority,
  * tenant and attempt (0 for the first model, 1 for the first fallback, ...). Calls made
- * on the same thread through the throttled {@code RestClient} (or Spring AI model) of
- * that client are admitted with this priority and tenant. Outside an annotated method, a
- * call whose tenant a {@code TenantResolver} resolved runs with a context of its own, so
- * that observers of the call (metrics) see the tenant too.
+ * on the same thread through the throttled {@code RestClient} (or Spring AI model, SDK or
+ * LangChain4j client) of that client are admitted with this priority and tenant: each
+ * adapter reads the context once, where the call enters it, and the call carries it from
+ * there to whatever thread it runs on. Observers of a call learn its caller (its tenant,
+ * a {@code TenantResolver}'s too) from the call, not from this thread-local.
  */
 public final class ThrottleContext {
 

@@ -131,6 +131,29 @@ class ArchitectureTests {
             .check(CLASSES);
     }
 
+    /**
+     * The caller of a call (priority, tenant, max-wait) comes with its request, read once
+     * by the adapter where the request entered it: the core neither reads nor sets the
+     * thread's {@link ThrottleContext}, so a call is the same on whatever thread it runs.
+     */
+    @Test
+    void coreReadsNoThreadLocalContext() {
+        noClasses().that()
+            .resideInAnyPackage(CORE_PACKAGES)
+            .should()
+            .callMethod(ThrottleContext.class, "current")
+            .orShould()
+            .callMethod(ThrottleContext.class, "currentModel")
+            .orShould()
+            .callMethod(ThrottleContext.class, "currentClient")
+            .orShould()
+            .callMethod(ThrottleContext.class, "open", ThrottleContext.class)
+            .orShould()
+            .dependOnClassesThat()
+            .areAssignableTo(ThrottleContextAccessor.class)
+            .check(CLASSES);
+    }
+
     @Test
     void userFacingTypesDoNotDependOnSpring() {
         noClasses().that()

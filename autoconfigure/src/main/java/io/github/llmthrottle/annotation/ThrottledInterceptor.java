@@ -49,7 +49,19 @@ final class ThrottledInterceptor implements MethodInterceptor {
                 ? (failure) -> throttled.fallback(target, arguments, failure) : null;
         return throttled.router()
             .route(throttled.priority(), throttled.tenant(target, arguments), throttled.maxWait(),
-                    (context) -> withContext(proxyInvocation.invocableClone().proceed(), context), recovery);
+                    (context) -> proceed(proxyInvocation, context), recovery);
+    }
+
+    /**
+     * Runs the method once with {@code context} current: the method, and every call it
+     * makes on this thread, reads it there ({@code ThrottleContext.currentModel()}, the
+     * adapters at their edge).
+     */
+    private static @Nullable Object proceed(ProxyMethodInvocation invocation, ThrottleContext context)
+            throws Throwable {
+        try (ThrottleContext.Scope scope = ThrottleContext.open(context)) {
+            return withContext(invocation.invocableClone().proceed(), context);
+        }
     }
 
     /**

@@ -5,32 +5,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.function.ToDoubleFunction;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RejectionReason;
-import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottleSettings;
-import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.limit.LimiterRegistry;
-import io.github.llmthrottle.limit.LimiterState;
-import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.retry.Classification;
-import io.github.llmthrottle.routing.CircuitState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -54,8 +45,8 @@ import org.jspecify.annotations.Nullable;
  * looked up twice and no meter is removed and added again. Configured models get their
  * gauges and their bounded counters at startup (so rates start from zero); models first
  * seen later get their gauges on their first event. A {@code tenant} tag (the tenant of
- * the {@code @Throttled} invocation, {@code none} otherwise) is added to event meters
- * only when {@link ThrottleMetricsOptions#tenantTag()} is on, for at most
+ * the call's caller, as {@link #forCall} is told it, {@code none} otherwise) is added to
+ * event meters only when {@link ThrottleMetricsOptions#tenantTag()} is on, for at most
  * {@code llm.throttle.max-tracked-names} tenants per client at once: the series of the
  * least recently used one are removed to make room.
  */
@@ -95,21 +86,20 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     private final MeterRegistry registry;
 
-    private final LimiterRegistry limiters;
-
     private final ThrottleMetricsOptions options;
 
     private final double[] percentiles;
 
     private final Duration[] slos;
 
-    private final Map<MeterKey, Meter> meters = new ConcurrentHashMap<>();
+    private final Map<MeterKey, Meter> meters;
 
-    private final Map<String, Set<String>> gauged = new ConcurrentHashMap<>();
+    private final ModelGauges gauges;
 
     private final TrackedTenants tenants;
 
-    private final @Nullable Supplier<@Nullable LlmThrottleRegistry> clients;
+    /** The tenant of the call this is the view of ({@link #forCall}), or {@code null}. */
+    private final @Nullable String tenant;
 
     /**
      * Creates the metrics and registers the meters of every configured client and model,
@@ -137,18 +127,42 @@ public final class ThrottleMetrics implements ThrottleObserver {
     public ThrottleMetrics(MeterRegistry registry, ThrottleSettings settings, LimiterRegistry limiters,
             ThrottleMetricsOptions options, @Nullable Supplier<@Nullable LlmThrottleRegistry> clients) {
         this.registry = registry;
-        this.limiters = limiters;
-        this.clients = clients;
         this.options = options;
         this.tenants = new TrackedTenants(settings.limiter().maxTrackedNames());
         this.percentiles = options.queueWaitPercentiles().stream().mapToDouble(Double::doubleValue).toArray();
         this.slos = options.queueWaitSlos().toArray(Duration[]::new);
+        this.meters = new ConcurrentHashMap<>();
+        this.gauges = new ModelGauges(registry, limiters, clients);
+        this.tenant = null;
         settings.clients().values().forEach(this::registerConfigured);
+    }
+
+    /** The view of {@code metrics} for the calls of {@code tenant}: the same meters. */
+    private ThrottleMetrics(ThrottleMetrics metrics, String tenant) {
+        this.registry = metrics.registry;
+        this.options = metrics.options;
+        this.tenants = metrics.tenants;
+        this.percentiles = metrics.percentiles;
+        this.slos = metrics.slos;
+        this.meters = metrics.meters;
+        this.gauges = metrics.gauges;
+        this.tenant = tenant;
+    }
+
+    /**
+     * The metrics of a call of a tenant, tagged with it when the {@code tenant} tag is
+     * on; these metrics otherwise.
+     */
+    @Override
+    public ThrottleObserver forCall(Caller caller) {
+        String tenant = caller.tenant();
+        return (this.options.tenantTag() && tenant != null && !tenant.equals(this.tenant))
+                ? new ThrottleMetrics(this, tenant) : this;
     }
 
     private void registerConfigured(ClientSettings client) {
         client.models().forEach((model, settings) -> {
-            gauges(client.name(), model);
+            this.gauges.register(client.name(), model);
             if (!this.options.tenantTag()) {
                 for (ThrottleObserver.CallOutcome outcome : ThrottleObserver.CallOutcome.values()) {
                     callTimer(client.name(), model, outcome.tag(), null);
@@ -179,7 +193,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     @Override
     public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-        gauges(client, model);
+        this.gauges.register(client, model);
         String tenant = tenant(client);
         queueWait(client, model, priority, tenant).record(waited);
         if (this.slos.length > 0) {
@@ -189,7 +203,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     @Override
     public void onAttempt(String client, String model, Classification.Outcome outcome, int status, Duration duration) {
-        gauges(client, model);
+        this.gauges.register(client, model);
         String statusTag = (status > 0) ? Integer.toString(status) : NONE;
         requestTimer(client, model, outcome.metricTag(), statusTag, tenant(client)).record(duration);
     }
@@ -204,7 +218,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     @Override
     public void onRetry(String client, String model, Classification classification, Duration wait, int retryCount) {
-        gauges(client, model);
+        this.gauges.register(client, model);
         counter(RETRIES, client, model, "reason", classification.reason(), tenant(client)).increment();
     }
 
@@ -215,7 +229,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     @Override
     public void onRejected(String client, String model, RejectionReason rejection, LlmThrottleException exception) {
-        gauges(client, model);
+        this.gauges.register(client, model);
         counter(REJECTIONS, client, model, "reason", rejection.tag(), tenant(client)).increment();
     }
 
@@ -230,7 +244,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     @Override
     public void onCall(String client, String model, CallOutcome outcome, Duration duration) {
-        gauges(client, model);
+        this.gauges.register(client, model);
         callTimer(client, model, outcome.tag(), tenant(client)).record(duration);
     }
 
@@ -322,10 +336,7 @@ public final class ThrottleMetrics implements ThrottleObserver {
 
     @Override
     public void onModelForgotten(String client, String model) {
-        Set<String> gauged = this.gauged.get(client);
-        if (gauged != null) {
-            gauged.remove(model);
-        }
+        this.gauges.forget(client, model);
         this.meters.keySet().removeIf((key) -> key.client().equals(client) && key.model().equals(model));
         for (Meter meter : this.registry.getMeters()) {
             Meter.Id id = meter.getId();
@@ -340,15 +351,14 @@ public final class ThrottleMetrics implements ThrottleObserver {
         if (!this.options.tenantTag()) {
             return null;
         }
-        ThrottleContext context = ThrottleContext.current();
-        if (context == null || !context.getClient().equals(client) || context.getTenant() == null) {
+        if (this.tenant == null) {
             return NONE;
         }
-        String forgotten = this.tenants.use(client, context.getTenant());
+        String forgotten = this.tenants.use(client, this.tenant);
         if (forgotten != null) {
             forgetTenant(client, forgotten);
         }
-        return context.getTenant();
+        return this.tenant;
     }
 
     /** Removes the series of a tenant no longer tracked. */
@@ -360,81 +370,6 @@ public final class ThrottleMetrics implements ThrottleObserver {
             }
             return forgotten;
         });
-    }
-
-    private void gauges(String client, String model) {
-        Set<String> models = this.gauged.computeIfAbsent(client, (name) -> ConcurrentHashMap.newKeySet());
-        if (models.contains(model)) {
-            return;
-        }
-        ModelLimiter limiter = this.limiters.find(client, model);
-        if (limiter == null || !models.add(model)) {
-            return;
-        }
-        Tags tags = Tags.of("client", client, "model", model);
-        for (Priority priority : Priority.values()) {
-            gauge(QUEUE_SIZE, "Calls waiting for admission",
-                    tags.and("priority", priority.name().toLowerCase(Locale.ROOT)), limiter,
-                    (state) -> queued(state.queued(), priority));
-        }
-        gauge(INFLIGHT, "Attempts admitted and not yet finished", tags, limiter, LimiterState::inFlight);
-        gauge(CONCURRENCY_LIMIT, "The adaptive concurrency limit", tags, limiter,
-                (state) -> orNaN(state.concurrencyLimit()));
-        remaining(tags, limiter, "requests", (state) -> state.available().requests(),
-                RateLimitSnapshot::requestsRemaining);
-        remaining(tags, limiter, "input_tokens", (state) -> state.available().inputTokens(),
-                RateLimitSnapshot::inputTokensRemaining);
-        remaining(tags, limiter, "output_tokens", (state) -> state.available().outputTokens(),
-                RateLimitSnapshot::outputTokensRemaining);
-        remaining(tags, limiter, "tokens", (state) -> state.available().tokens(), RateLimitSnapshot::tokensRemaining);
-        for (CircuitState state : (this.clients != null) ? CircuitState.values() : new CircuitState[0]) {
-            Gauge.builder(CIRCUIT_STATE, () -> circuitIs(client, model, state))
-                .description("1 for the circuit's current state, 0 for the others")
-                .tags(tags.and("state", state.name().toLowerCase(Locale.ROOT)))
-                .strongReference(true)
-                .register(this.registry);
-        }
-    }
-
-    private double circuitIs(String client, String model, CircuitState state) {
-        LlmThrottleRegistry clients = (this.clients != null) ? this.clients.get() : null;
-        ThrottledClient throttled = (clients != null) ? clients.getClient(client) : null;
-        ThrottledClient.ThrottledModel tracked = (throttled != null) ? throttled.findModel(model) : null;
-        if (tracked == null) {
-            return Double.NaN;
-        }
-        return (tracked.getCircuit().state() == state) ? 1 : 0;
-    }
-
-    private void remaining(Tags tags, ModelLimiter limiter, String resource,
-            Function<LimiterState, @Nullable Long> local, Function<RateLimitSnapshot, @Nullable Long> server) {
-        Tags resourceTags = tags.and("resource", resource);
-        String description = "What is left of a rate limit: in the local bucket, or as the provider last reported";
-        gauge(REMAINING, description, resourceTags.and("source", "local"), limiter,
-                (state) -> orNaN(local.apply(state)));
-        gauge(REMAINING, description, resourceTags.and("source", "server"), limiter,
-                (state) -> (state.server() != null) ? orNaN(server.apply(state.server())) : Double.NaN);
-    }
-
-    private void gauge(String name, String description, Tags tags, ModelLimiter limiter,
-            ToDoubleFunction<LimiterState> value) {
-        Gauge.builder(name, limiter, (target) -> value.applyAsDouble(target.state()))
-            .description(description)
-            .tags(tags)
-            .strongReference(true)
-            .register(this.registry);
-    }
-
-    private static double queued(LimiterState.Queued queued, Priority priority) {
-        return switch (priority) {
-            case REALTIME -> queued.realtime();
-            case NORMAL -> queued.normal();
-            case BATCH -> queued.batch();
-        };
-    }
-
-    private static double orNaN(@Nullable Number value) {
-        return (value != null) ? value.doubleValue() : Double.NaN;
     }
 
     private record MeterKey(String name, String client, String model, String first, String second,

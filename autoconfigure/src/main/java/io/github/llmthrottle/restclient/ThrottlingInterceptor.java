@@ -3,6 +3,8 @@ package io.github.llmthrottle.restclient;
 import java.io.IOException;
 import java.net.URI;
 
+import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
@@ -24,7 +26,8 @@ import org.springframework.http.client.support.HttpRequestWrapper;
  * (set by the client's own {@code NAMERestClient}) or addressed to a configured base URL
  * go through the client's call pipeline ({@link ThrottledClient#exchange}), unless their
  * path makes them {@link EndpointClass#PASS_THROUGH}; every other request passes through
- * untouched.
+ * untouched. A request made inside a {@code @Throttled} invocation of its client carries
+ * the invocation's priority, tenant and max-wait ({@link Caller#of}).
  */
 public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor {
 
@@ -54,8 +57,10 @@ public final class ThrottlingInterceptor implements ClientHttpRequestInterceptor
             // pipeline; or a request the provider does not meter (a file, a batch)
             return execution.execute(request, body);
         }
+        // the caller is a @Throttled invocation on this thread, if any: read here, once
         ProviderRequest providerRequest = new ProviderRequest(request.getMethod().name(), request.getURI(),
-                request.getHeaders()::getOrEmpty, body, false);
+                request.getHeaders()::getOrEmpty, body, false, null,
+                Caller.of(ThrottleContext.current(), client.getName()));
         EXCHANGING.set(Boolean.TRUE);
         try {
             return new ThrottledClientHttpResponse(

@@ -14,6 +14,7 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
@@ -62,7 +63,8 @@ public abstract class AbstractAdapterContractTests {
 
     private final FakeClock clock = FakeClock.at("2026-03-02T09:00:00Z").advancingWaits();
 
-    private final List<Priority> admitted = new CopyOnWriteArrayList<>();
+    /** The priority and tenant of each admission: {@code PRIORITY/TENANT}. */
+    private final List<String> admitted = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void startProvider() {
@@ -250,7 +252,7 @@ public abstract class AbstractAdapterContractTests {
             String baseUrl = dialect().baseUrl(this.provider);
             assertThat(sendAs(context, baseUrl, false, Priority.REALTIME, "acme")).contains("Hi");
             assertThat(sendAs(context, baseUrl, true, Priority.BATCH, "acme")).contains("Hi");
-            assertThat(this.admitted).containsExactly(Priority.REALTIME, Priority.BATCH);
+            assertThat(this.admitted).containsExactly("REALTIME/acme", "BATCH/acme");
             List<LoggedRequest> received = this.provider.findAll(postRequestedFor(urlPathEqualTo(dialect().path())));
             assertThat(received).hasSize(2);
             assertThat(received).allSatisfy((request) -> assertThat(request.getAllHeaderKeys())
@@ -259,11 +261,19 @@ public abstract class AbstractAdapterContractTests {
     }
 
     private ApplicationContextRunner runner() {
+        // each call's view knows its caller's tenant, on whatever thread the call runs
         ThrottleObserver observer = new ThrottleObserver() {
 
             @Override
-            public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-                AbstractAdapterContractTests.this.admitted.add(priority);
+            public ThrottleObserver forCall(Caller caller) {
+                return new ThrottleObserver() {
+
+                    @Override
+                    public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+                        AbstractAdapterContractTests.this.admitted.add(priority + "/" + caller.tenant());
+                    }
+
+                };
             }
 
         };

@@ -44,10 +44,16 @@ class TenantResolverTests {
             .withBean(ThrottleObserver.class, () -> new ThrottleObserver() {
 
                 @Override
-                public void onAdmitted(String client, String model, io.github.llmthrottle.Priority priority,
-                        java.time.Duration waited) {
-                    ThrottleContext context = ThrottleContext.current();
-                    tenantsSeen.add((context != null) ? String.valueOf(context.getTenant()) : "none");
+                public ThrottleObserver forCall(Caller caller) {
+                    return new ThrottleObserver() {
+
+                        @Override
+                        public void onAdmitted(String client, String model, io.github.llmthrottle.Priority priority,
+                                java.time.Duration waited) {
+                            tenantsSeen.add(String.valueOf(caller.tenant()));
+                        }
+
+                    };
                 }
 
             })

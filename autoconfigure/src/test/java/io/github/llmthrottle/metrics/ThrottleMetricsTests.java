@@ -8,8 +8,10 @@ import java.util.Map;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
+import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ConcurrencyLimits;
@@ -105,10 +107,7 @@ class ThrottleMetricsTests {
     void noMeterHasATenantTagUnlessItIsTurnedOn() {
         ThrottleMetrics metrics = new ThrottleMetrics(this.registry, this.settings, this.limiters,
                 ThrottleMetricsOptions.DEFAULTS);
-        try (ThrottleContext.Scope scope = ThrottleContext
-            .open(new ThrottleContext("anthropic", "opus", Priority.NORMAL, "acme", 0, null))) {
-            events(metrics, "opus");
-        }
+        events(metrics.forCall(caller("acme")), "opus");
         assertThat(this.registry.getMeters()).allSatisfy((meter) -> {
             assertThat(meter.getId().getTag("tenant")).isNull();
             assertThat(meter.getId().getTag("client")).isEqualTo("anthropic");
@@ -117,14 +116,11 @@ class ThrottleMetricsTests {
     }
 
     @Test
-    void theTenantTagNamesTheTenantOfTheThrottledInvocation() {
+    void theTenantTagNamesTheTenantOfTheCallsCaller() {
         ThrottleMetrics metrics = new ThrottleMetrics(this.registry, this.settings, this.limiters,
                 new ThrottleMetricsOptions(true, List.of(0.5), List.of()));
-        try (ThrottleContext.Scope scope = ThrottleContext
-            .open(new ThrottleContext("anthropic", "opus", Priority.NORMAL, "acme", 0, null))) {
-            metrics.onCall("anthropic", "opus", CallOutcome.SUCCESS, Duration.ofMillis(5));
-        }
-        metrics.onCall("anthropic", "opus", CallOutcome.SUCCESS, Duration.ofMillis(5));
+        metrics.forCall(caller("acme")).onCall("anthropic", "opus", CallOutcome.SUCCESS, Duration.ofMillis(5));
+        metrics.forCall(Caller.DEFAULT).onCall("anthropic", "opus", CallOutcome.SUCCESS, Duration.ofMillis(5));
         assertThat(this.registry.get("llm.calls").tags("tenant", "acme").timer().count()).isEqualTo(1);
         assertThat(this.registry.get("llm.calls").tags("tenant", "none").timer().count()).isEqualTo(1);
         assertThat(this.registry.find("llm.queue.wait.slo").meters()).isEmpty();
@@ -138,10 +134,7 @@ class ThrottleMetricsTests {
         ThrottleMetrics metrics = new ThrottleMetrics(this.registry, settings, this.limiters,
                 new ThrottleMetricsOptions(true, List.of(), List.of()));
         for (String tenant : List.of("a", "b", "a", "c")) {
-            try (ThrottleContext.Scope scope = ThrottleContext
-                .open(new ThrottleContext("anthropic", "opus", Priority.NORMAL, tenant, 0, null))) {
-                events(metrics, "opus");
-            }
+            events(metrics.forCall(caller(tenant)), "opus");
         }
         // b was used least recently when c came
         assertThat(this.registry.find("llm.calls").tags("tenant", "b").meters()).isEmpty();
@@ -152,7 +145,32 @@ class ThrottleMetricsTests {
             .containsExactlyInAnyOrder(null, "a", "c");
     }
 
-    private void events(ThrottleMetrics metrics, String model) {
+    @Test
+    void theThreadsContextDoesNotTagACallsEvents() {
+        ThrottleMetrics metrics = new ThrottleMetrics(this.registry, this.settings, this.limiters,
+                new ThrottleMetricsOptions(true, List.of(), List.of()));
+        try (ThrottleContext.Scope scope = ThrottleContext
+            .open(new ThrottleContext("anthropic", "opus", Priority.NORMAL, "thread", 0, null))) {
+            metrics.onCall("anthropic", "opus", CallOutcome.SUCCESS, Duration.ofMillis(5));
+            metrics.forCall(caller("acme")).onCall("anthropic", "opus", CallOutcome.SUCCESS, Duration.ofMillis(5));
+        }
+        assertThat(this.registry.get("llm.calls").tags("tenant", "none").timer().count()).isEqualTo(1);
+        assertThat(this.registry.get("llm.calls").tags("tenant", "acme").timer().count()).isEqualTo(1);
+        assertThat(this.registry.find("llm.calls").tags("tenant", "thread").meters()).isEmpty();
+    }
+
+    @Test
+    void withoutTheTenantTagACallsViewIsTheMetricsThemselves() {
+        ThrottleMetrics metrics = new ThrottleMetrics(this.registry, this.settings, this.limiters,
+                ThrottleMetricsOptions.DEFAULTS);
+        assertThat(metrics.forCall(caller("acme"))).isSameAs(metrics);
+    }
+
+    private static Caller caller(String tenant) {
+        return new Caller(Priority.NORMAL, tenant, null, null);
+    }
+
+    private void events(ThrottleObserver metrics, String model) {
         metrics.onAdmitted("anthropic", model, Priority.REALTIME, Duration.ofMillis(3));
         metrics.onAttempt("anthropic", model, Outcome.SUCCESS, 200, Duration.ofMillis(20));
         metrics.onUsage("anthropic", model, new Usage(5, 7));

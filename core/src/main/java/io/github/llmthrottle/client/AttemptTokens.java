@@ -154,7 +154,7 @@ final class AttemptTokens {
     private void recordUsage(Usage usage, CallObservation.Attempt observation) {
         ClientPipeline pipeline = this.call.pipeline();
         observation.usage(usage);
-        pipeline.events().onUsage(pipeline.clientName(), this.target.name, usage);
+        this.call.events().onUsage(pipeline.clientName(), this.target.name, usage);
         pipeline.promptCache()
             .settled(this.call.model().name, this.call.llmRequest(),
                     usage.cacheReadTokens() > 0 || usage.cacheWriteTokens() > 0);

@@ -7,19 +7,21 @@ import java.util.function.LongSupplier;
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.ContextWindowExceededException;
 import io.github.llmthrottle.LlmThrottleException;
-import io.github.llmthrottle.Priority;
-import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.retry.CallDeadline;
+import io.github.llmthrottle.retry.RetryEngine;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What one call through a {@link ThrottledClient} is, worked out once before anything is
  * sent and shared by its attempts: the client's {@link ClientPipeline}, the request and
- * what it asks for, the model it is counted against, its admission request (priority,
- * tenant, estimated tokens, max-wait) and the HTTP client's deadline.
+ * what it asks for, the model it is counted against, its admission request (its caller's
+ * priority, tenant and max-wait, and the estimated tokens), the HTTP client's deadline,
+ * and the observers and retries of this call. Everything comes from the request and the
+ * client: nothing is read from the calling thread, so the call is the same on whatever
+ * thread it runs, and its last events (a stream's) wherever they happen.
  *
  * @param pipeline what every call of the client shares
  * @param request the request as the adapter sent it
@@ -32,16 +34,19 @@ import org.jspecify.annotations.Nullable;
  * @param deadline the HTTP client's limit on the whole call, or {@code null} when it sets
  * none
  * @param startNanos when the call started, on the client's clock
- * @param tenantContext the context to make current for the call when its tenant came from
- * the {@link TenantResolver} (so observers such as metrics see it too), or {@code null}
+ * @param events the observers' view of this call ({@link ThrottleObserver#forCall}),
+ * which knows its caller
+ * @param retries the client's retries, reporting to {@code events}
  */
 record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest llmRequest, boolean streaming,
         ThrottledModel model, long promptTokens, AdmissionRequest admission, @Nullable CallDeadline deadline,
-        long startNanos, @Nullable ThrottleContext tenantContext) {
+        long startNanos, ThrottleObserver events, RetryEngine retries) {
 
     /**
      * Works out what {@code request} is for a client: its model, its tokens and its
-     * admission request.
+     * admission request, with the priority, tenant and max-wait of its
+     * {@link ProviderRequest#caller() caller} (the {@link TenantResolver}'s tenant when
+     * the caller names none).
      * @param pipeline what every call of the client shares
      * @param models the client's models by name, created on first use
      * @param request the request
@@ -53,11 +58,7 @@ record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest 
                 : null;
         LlmRequest llmRequest = pipeline.requestReader().read(request.body());
         boolean streaming = request.streaming() || llmRequest.stream();
-        ThrottleContext context = ThrottleContext.current();
-        if (context != null && !context.getClient().equals(pipeline.clientName())) {
-            context = null;
-        }
-        String modelName = modelOf(pipeline.settings(), llmRequest, context);
+        String modelName = modelOf(pipeline.settings(), llmRequest, request.caller());
         ThrottledModel model = models.apply(modelName);
         long estimated = pipeline.estimator().estimateInputTokens(modelName, llmRequest);
         // the provider's own count, when the client asks for one (the whole prompt: it
@@ -69,32 +70,31 @@ record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest 
         long inputTokens = (counted == llmRequest) ? promptTokens : Math.max(0,
                 promptTokens - (estimated - pipeline.estimator().estimateInputTokens(modelName, counted)));
         Long maxOutput = llmRequest.maxOutputTokens();
-        Priority priority = (context != null) ? context.getPriority() : Priority.NORMAL;
-        String tenant = (context != null && context.getTenant() != null) ? context.getTenant()
-                : pipeline.tenantResolver().resolveTenant(request);
-        Duration maxWait = (context != null) ? context.getMaxWait() : null;
+        Caller caller = request.caller();
+        if (caller.tenant() == null) {
+            caller = caller.withTenant(pipeline.tenantResolver().resolveTenant(request));
+        }
         // a call that waits may find its prompt's prefix cached by then
         LongSupplier recount = llmRequest.cachePrefixes().isEmpty() ? null
                 : () -> recount(pipeline, modelName, llmRequest);
-        AdmissionRequest admission = new AdmissionRequest(priority, tenant, inputTokens,
-                (maxOutput != null) ? maxOutput : 0, maxWait, recount);
-        ThrottleContext tenantContext = (context == null && tenant != null)
-                ? new ThrottleContext(pipeline.clientName(), modelName, priority, tenant, 0, null) : null;
+        AdmissionRequest admission = new AdmissionRequest(caller.priority(), caller.tenant(), inputTokens,
+                (maxOutput != null) ? maxOutput : 0, caller.maxWait(), recount);
+        ThrottleObserver events = pipeline.events().forCall(caller);
         return new CallContext(pipeline, request, llmRequest, streaming, model, promptTokens, admission, deadline,
-                startNanos, tenantContext);
+                startNanos, events, pipeline.retryEngine().withListener(events));
     }
 
     /**
      * The model the call is counted against: the configured model the request names (by
-     * any of its names: the body is sent as it is), the invocation's, or the default.
+     * any of its names: the body is sent as it is), its caller's, or the default.
      */
-    private static String modelOf(ClientSettings settings, LlmRequest llmRequest, @Nullable ThrottleContext context) {
+    private static String modelOf(ClientSettings settings, LlmRequest llmRequest, Caller caller) {
         String requested = llmRequest.model();
         if (requested != null && !requested.isBlank()) {
             return settings.configuredModelOf(requested);
         }
-        if (context != null) {
-            return context.getModel();
+        if (caller.model() != null) {
+            return caller.model();
         }
         String defaultModel = settings.defaultModel();
         return (defaultModel != null) ? defaultModel : "default";

@@ -1,6 +1,7 @@
 package io.github.llmthrottle.client;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -80,6 +81,28 @@ public final class CompositeThrottleObserver implements ThrottleObserver {
     @Override
     public void onModelForgotten(String client, String model) {
         each((observer) -> observer.onModelForgotten(client, model));
+    }
+
+    /**
+     * The observers of one call's events: each observer's own view of the call, or this
+     * composite when none keeps one.
+     */
+    @Override
+    public ThrottleObserver forCall(Caller caller) {
+        List<ThrottleObserver> views = new ArrayList<>(this.observers.size());
+        boolean viewed = false;
+        for (ThrottleObserver observer : this.observers) {
+            ThrottleObserver view = observer;
+            try {
+                view = observer.forCall(caller);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("ThrottleObserver " + observer.getClass().getName() + " failed; ignoring", ex);
+            }
+            viewed |= view != observer;
+            views.add(view);
+        }
+        return viewed ? new CompositeThrottleObserver(views) : this;
     }
 
     private void each(Consumer<ThrottleObserver> event) {

@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * Observes what throttled clients do: admissions, attempts, retries, rejections, token
  * usage and whole calls. This is the one bookkeeping channel: the endpoint's totals,
  * metrics, health and logs are all observers of the same events; register a bean of this
- * type to add one. Called on the calling thread; implementations must be fast and must
- * not throw (an exception is logged and ignored).
+ * type to add one. Called on the calling thread (a stream's last events, on the thread
+ * that reads or closes it); implementations must be fast and must not throw (an exception
+ * is logged and ignored). The events of a model call go to the observer's {@link #forCall
+ * view} of it, which knows its caller.
  */
 public interface ThrottleObserver extends RetryListener {
 
@@ -119,6 +121,20 @@ public interface ThrottleObserver extends RetryListener {
      * @param model the model name
      */
     default void onModelForgotten(String client, String model) {
+    }
+
+    /**
+     * The observer of one model call's events: this observer, or a view of it that tells
+     * them apart by the call's caller (such as a metric tagged with its tenant). Asked
+     * once per call, before its first event; every event of the call, on whatever thread
+     * it happens, goes to what it returns. The caller comes with the request, not from a
+     * thread-local: an observer reads it here.
+     * @param caller the call's caller, its tenant the one the {@link TenantResolver}
+     * resolved when the caller named none
+     * @return the observer of the call's events, {@code this} when it keeps no view
+     */
+    default ThrottleObserver forCall(Caller caller) {
+        return this;
     }
 
     /** How a logical call ended ({@code llm.calls} outcome tag). */

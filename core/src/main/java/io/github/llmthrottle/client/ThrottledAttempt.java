@@ -91,9 +91,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         tokens.enterCache();
         this.sentNanos = this.context.pipeline().time().nanoTime();
         Duration waited = Duration.ofNanos(this.sentNanos - queued);
-        this.context.pipeline()
-            .events()
-            .onAdmitted(clientName(), modelName(), this.context.admission().priority(), waited);
+        this.context.events().onAdmitted(clientName(), modelName(), this.context.admission().priority(), waited);
         this.observation = this.call.observation.startAttempt(this.number, waited, queued);
         try (Observation.Scope observing = this.observation.openScope()) {
             return send(tokens);
@@ -152,9 +150,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     /** The attempt's one event: its outcome to the circuit and to every observer. */
     private void ended(Outcome outcome, int status) {
         this.circuit.record(outcome);
-        this.context.pipeline()
-            .events()
-            .onAttempt(clientName(), modelName(), outcome, status, this.context.since(this.sentNanos));
+        this.context.events().onAttempt(clientName(), modelName(), outcome, status, this.context.since(this.sentNanos));
         this.observation.outcome(outcome.metricTag(), status);
     }
 

@@ -9,7 +9,6 @@ import java.util.function.Supplier;
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RejectionReason;
-import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
@@ -49,9 +48,6 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     private static final Log logger = LogFactory.getLog(ThrottledCall.class);
 
-    private static final ThrottleContext.Scope NO_SCOPE = () -> {
-    };
-
     private final CallContext context;
 
     final ProviderExchange<R> exchange;
@@ -72,32 +68,30 @@ final class ThrottledCall<R extends ProviderResponse> {
     }
 
     /**
-     * Runs the call to its end: attempts and retries, then one call event.
+     * Runs the call to its end, in its observation: attempts and retries, then one call
+     * event.
      * @return the final response
      * @throws IOException an I/O error that is not retried, or an interrupt
      */
     ThrottledResponse<R> run() throws IOException {
-        ThrottleContext tenant = this.context.tenantContext();
-        try (ThrottleContext.Scope scope = (tenant != null) ? ThrottleContext.open(tenant) : NO_SCOPE) {
-            this.observation.start();
-            try (Observation.Scope observing = this.observation.openScope()) {
-                return execute();
-            }
+        this.observation.start();
+        try (Observation.Scope observing = this.observation.openScope()) {
+            return execute();
         }
     }
 
     /**
-     * The call's steps: the context window, then attempts (each routed, admitted, sent,
-     * classified and settled) as the retry engine decides, then the call's events.
+     * The call's steps: the context window, then attempts, each routed ({@link #route}),
+     * admitted, sent, classified and settled ({@link ThrottledAttempt}), retried as the
+     * retry engine decides, then the call's events.
      */
     private ThrottledResponse<R> execute() throws IOException {
         try {
             this.context.checkContextWindow();
-            // inside a @Throttled invocation no server wait beyond its max-wait is slept:
-            // the call fails with RetryAfterTooLongException and the invocation moves on
-            // to its next model
-            ThrottledResponse<R> response = this.context.pipeline()
-                .retryEngine()
+            // a caller's max-wait bounds the server waits slept too (a @Throttled
+            // invocation's: beyond it the call fails with RetryAfterTooLongException and
+            // the invocation moves on to its next model)
+            ThrottledResponse<R> response = this.context.retries()
                 .execute(clientName(), modelName(), this.context.admission().maxWait(), this.context.deadline(),
                         this::route);
             answered(response);
@@ -132,7 +126,7 @@ final class ThrottledCall<R extends ProviderResponse> {
             .escape("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex.getMessage()));
         RejectionReason rejection = ex.getRejectionReason();
         if (rejection != null) {
-            this.context.pipeline().events().onRejected(clientName(), modelName(), rejection, ex);
+            this.context.events().onRejected(clientName(), modelName(), rejection, ex);
             this.observation.rejected(rejection);
         }
         CallOutcome outcome = (rejection != null) ? CallOutcome.REJECTED : CallOutcome.FAILED;
@@ -141,9 +135,7 @@ final class ThrottledCall<R extends ProviderResponse> {
     }
 
     private void callEnded(CallOutcome outcome) {
-        this.context.pipeline()
-            .events()
-            .onCall(clientName(), modelName(), outcome, this.context.since(this.context.startNanos()));
+        this.context.events().onCall(clientName(), modelName(), outcome, this.context.since(this.context.startNanos()));
     }
 
     /**
@@ -155,8 +147,7 @@ final class ThrottledCall<R extends ProviderResponse> {
      * {@code null} when it succeeded
      */
     private void completed(CallOutcome outcome, @Nullable String errorType, @Nullable Supplier<Throwable> error) {
-        this.context.pipeline()
-            .events()
+        this.context.events()
             .onCallCompleted(clientName(), modelName(), this.context.since(this.context.startNanos()), errorType);
         this.observation.stop(outcome, error);
     }
@@ -173,9 +164,7 @@ final class ThrottledCall<R extends ProviderResponse> {
 
     /** The first bytes of the call's stream reached the caller. */
     void firstChunk() {
-        this.context.pipeline()
-            .events()
-            .onFirstChunk(clientName(), modelName(), this.context.since(this.context.startNanos()));
+        this.context.events().onFirstChunk(clientName(), modelName(), this.context.since(this.context.startNanos()));
     }
 
     /** The exception the caller's HTTP library makes of an error response. */

@@ -82,10 +82,24 @@ public final class RetryEngine {
      * @param listener observes retries and server waits
      */
     public RetryEngine(RetrySettings settings, TimeSource time, RandomGenerator random, RetryListener listener) {
+        this(settings, time, new BackOff(settings, random), listener);
+    }
+
+    private RetryEngine(RetrySettings settings, TimeSource time, BackOff backOff, RetryListener listener) {
         this.settings = settings;
         this.time = time;
-        this.backOff = new BackOff(settings, random);
+        this.backOff = backOff;
         this.listener = listener;
+    }
+
+    /**
+     * This engine reporting to {@code listener} instead: the same settings, clock and
+     * back-off, for the retries of one call whose listener knows its caller.
+     * @param listener observes retries and server waits
+     * @return this engine when {@code listener} is already its own, else a new one
+     */
+    public RetryEngine withListener(RetryListener listener) {
+        return (listener == this.listener) ? this : new RetryEngine(this.settings, this.time, this.backOff, listener);
     }
 
     /**

@@ -28,14 +28,15 @@ import org.jspecify.annotations.Nullable;
  * same way.
  * <p>
  * <b>Reactive.</b> The first candidate not skipped is invoked with a
- * {@link ThrottleContext} naming its client and model (restored afterwards, however the
- * invocation ends). When the invocation fails with a <em>throttling failure</em> (an
- * {@link LlmThrottleException} of the candidate's client anywhere in the exception's
- * cause chain, so also when a {@code RestClient} wrapped it; a request too large for the
- * model's context window is one) the next candidate is tried. Any other exception (a 4xx
- * or quota error surfacing as Spring's {@code RestClientResponseException}, an I/O error
- * that was not retried, an application exception, a throttling failure of another client)
- * propagates at once, unchanged.
+ * {@link ThrottleContext} naming its client and model, which the invocation makes current
+ * for the code it runs (the router itself touches no thread-local). When the invocation
+ * fails with a <em>throttling failure</em> (an {@link LlmThrottleException} of the
+ * candidate's client anywhere in the exception's cause chain, so also when a
+ * {@code RestClient} wrapped it; a request too large for the model's context window is
+ * one) the next candidate is tried. Any other exception (a 4xx or quota error surfacing
+ * as Spring's {@code RestClientResponseException}, an I/O error that was not retried, an
+ * application exception, a throttling failure of another client) propagates at once,
+ * unchanged.
  * <p>
  * Each move from one candidate to the next is reported with
  * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate
@@ -101,7 +102,7 @@ public final class ModelRouter {
             else {
                 ThrottleContext context = new ThrottleContext(client, candidate.model(), priority, tenant, attempt,
                         maxWait);
-                try (ThrottleContext.Scope scope = ThrottleContext.open(context)) {
+                try {
                     return invocation.proceed(context);
                 }
                 catch (Throwable ex) {
@@ -185,7 +186,8 @@ public final class ModelRouter {
     public interface Invocation<T> {
 
         /**
-         * Runs the method for one candidate; {@code context} is current while it runs.
+         * Runs the method for one candidate, with {@code context} current while it runs
+         * ({@link ThrottleContext#open}) when it reads the thread's context.
          * @param context the routed client, model, priority, tenant and attempt
          * @return the result
          * @throws Throwable whatever the method throws

@@ -21,6 +21,7 @@ import dev.langchain4j.http.client.SuccessfulHttpResponse;
 import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
@@ -223,7 +224,7 @@ public final class LangChain4jThrottling {
             // the body is read by the pipeline, as every adapter's: a successful response
             // whose body breaks while read is not retried (it was billed)
             ThrottledResponse<LangChain4jResponse> response = exchange(request, false,
-                    new HandedOffExchange(this.delegate, request, this.attemptHeaders));
+                    new HandedOffExchange(this.delegate, request, this.attemptHeaders), caller());
             try (response) {
                 byte[] body = response.body().readAllBytes();
                 if (!isSuccessful(response.status())) {
@@ -248,13 +249,15 @@ public final class LangChain4jThrottling {
                 return;
             }
             // the wait for admission blocks, and the SPI reads the stream on a thread of
-            // its own: both on the executor, with the caller's @Throttled context
+            // its own: both on the executor, the request carrying its caller found here;
+            // the listener's callbacks see the caller's @Throttled context there too
             ThrottleContext context = ThrottleContext.current();
+            Caller caller = caller();
             try {
                 LangChain4jThrottling.this.streamExecutor.execute(() -> {
                     try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
                     }) {
-                        stream(request, parser, listener);
+                        stream(request, parser, listener, caller);
                     }
                 });
             }
@@ -268,10 +271,12 @@ public final class LangChain4jThrottling {
             return this.client.endpointClass(URI.create(request.url())) == EndpointClass.PASS_THROUGH;
         }
 
-        private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
+        private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener,
+                Caller caller) {
             ThrottledResponse<LangChain4jResponse> response;
             try {
-                response = exchange(request, true, new HandedOffExchange(this.delegate, request, this.attemptHeaders));
+                response = exchange(request, true, new HandedOffExchange(this.delegate, request, this.attemptHeaders),
+                        caller);
             }
             catch (RuntimeException ex) {
                 tell(() -> listener.onError(ex));
@@ -301,15 +306,23 @@ public final class LangChain4jThrottling {
         }
 
         /**
-         * One call through the pipeline; a refusal or an I/O error as the SPI's caller
-         * sees them.
+         * The caller of a request made on this thread: a {@code @Throttled} invocation of
+         * the client, if any.
+         */
+        private Caller caller() {
+            return Caller.of(ThrottleContext.current(), this.client.getName());
+        }
+
+        /**
+         * One call of {@code caller} through the pipeline; a refusal or an I/O error as
+         * the SPI's caller sees them.
          */
         private ThrottledResponse<LangChain4jResponse> exchange(HttpRequest request, boolean streaming,
-                ProviderExchange<LangChain4jResponse> exchange) {
+                ProviderExchange<LangChain4jResponse> exchange, Caller caller) {
             String body = request.body();
             ProviderRequest providerRequest = new ProviderRequest(request.method().name(), URI.create(request.url()),
                     LangChain4jResponses.headers(request.headers()),
-                    (body != null) ? body.getBytes(StandardCharsets.UTF_8) : new byte[0], streaming);
+                    (body != null) ? body.getBytes(StandardCharsets.UTF_8) : new byte[0], streaming, null, caller);
             try {
                 return this.client.exchange(providerRequest, exchange);
             }

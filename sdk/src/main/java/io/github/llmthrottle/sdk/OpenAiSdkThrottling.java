@@ -20,6 +20,7 @@ import com.openai.core.http.HttpResponse;
 import com.openai.errors.OpenAIException;
 import com.openai.errors.OpenAIIoException;
 import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
@@ -63,10 +64,10 @@ import org.jspecify.annotations.Nullable;
  * (a cancellation, a successful response whose body broke while read: it was billed).
  * {@code maxRetries(0)} in the same line also turns off its retries of I/O errors.
  * <p>
- * A {@code @Throttled} invocation's context applies on the calling thread, and is carried
- * to the thread an asynchronous request ({@code OpenAIClientAsync}) runs on; that request
- * waits for admission on a thread of {@link ForkJoinPool#commonPool()} (or the executor
- * given), never on the caller's.
+ * A {@code @Throttled} invocation's context is read on the calling thread, and its caller
+ * carried to the thread an asynchronous request ({@code OpenAIClientAsync}) runs on; that
+ * request waits for admission on a thread of {@link ForkJoinPool#commonPool()} (or the
+ * executor given), never on the caller's.
  */
 public final class OpenAiSdkThrottling {
 
@@ -155,6 +156,11 @@ public final class OpenAiSdkThrottling {
 
         @Override
         public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+            return send(request, requestOptions, SdkCalls.caller(this.client));
+        }
+
+        /** Sends a request of {@code caller}, found where the request entered. */
+        private HttpResponse send(HttpRequest request, RequestOptions requestOptions, Caller caller) {
             URI uri = URI.create(request.url());
             if (this.client.endpointClass(uri) == EndpointClass.PASS_THROUGH) {
                 // not metered by the provider (a file, a batch): sent as the SDK built
@@ -169,7 +175,8 @@ public final class OpenAiSdkThrottling {
                 .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
                 .build();
             ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri,
-                    request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")));
+                    request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")),
+                    null, caller);
             ThrottledResponse<SdkResponse> response;
             try {
                 response = this.client.exchange(providerRequest,
@@ -190,8 +197,9 @@ public final class OpenAiSdkThrottling {
                 return this.delegate.executeAsync(request, requestOptions);
             }
             // the wait for admission and between retries blocks: on the executor, with
-            // the caller's @Throttled context
-            return SdkCalls.async(OpenAiSdkThrottling.this.asyncExecutor, () -> execute(request, requestOptions));
+            // the caller found here, on the calling thread
+            Caller caller = SdkCalls.caller(this.client);
+            return SdkCalls.async(OpenAiSdkThrottling.this.asyncExecutor, () -> send(request, requestOptions, caller));
         }
 
         @Override

@@ -11,15 +11,16 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.ThrottledClient;
 
 import org.springframework.web.util.UriComponentsBuilder;
 import org.springframework.web.util.UriUtils;
 
 /**
- * What the SDK adapters share whatever the SDK's types: an asynchronous request run on an
- * executor with the caller's {@code @Throttled} context, how a request asks for a stream
- * of events, and how a deployment's URI maps onto an SDK request's base URL and query
- * parameters.
+ * What the SDK adapters share whatever the SDK's types: the caller of a request, an
+ * asynchronous request run on an executor, how a request asks for a stream of events, and
+ * how a deployment's URI maps onto an SDK request's base URL and query parameters.
  */
 final class SdkCalls {
 
@@ -29,22 +30,26 @@ final class SdkCalls {
     }
 
     /**
-     * Runs a blocking request on the executor, with the calling thread's
-     * {@link ThrottleContext}: the wait for admission and between retries never blocks
-     * the caller.
+     * The caller of a request sent through {@code client} from this thread: a
+     * {@code @Throttled} invocation of that client, if any.
+     * @param client the client the request goes through
+     * @return the caller
+     */
+    static Caller caller(ThrottledClient client) {
+        return Caller.of(ThrottleContext.current(), client.getName());
+    }
+
+    /**
+     * Runs a blocking request on the executor: the wait for admission and between retries
+     * never blocks the caller. The request carries its caller, found on the calling
+     * thread ({@link #caller}).
      * @param <T> the response type
      * @param executor where the request waits and is sent
      * @param request the blocking request
      * @return its response, or its failure as the future's
      */
     static <T> CompletableFuture<T> async(Executor executor, Supplier<T> request) {
-        ThrottleContext context = ThrottleContext.current();
-        return CompletableFuture.supplyAsync(() -> {
-            try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
-            }) {
-                return request.get();
-            }
-        }, executor).handle((response, failure) -> {
+        return CompletableFuture.supplyAsync(request, executor).handle((response, failure) -> {
             if (failure == null) {
                 return response;
             }

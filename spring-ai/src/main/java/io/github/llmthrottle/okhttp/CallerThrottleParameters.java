@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  * configured client its request will reach (a Spring AI {@code ChatClient} call's advisor
  * parameters), or on a thread where the caller's {@link ThrottleContext} is not current
  * (a {@code stream()} inside a {@code @Throttled} method): turned by
- * {@link OkHttpThrottlingInterceptor} into a {@link ThrottleContext} of the client the
- * request resolves to. They reach the interceptor as carrier headers, or as a
+ * {@link OkHttpThrottlingInterceptor} into the {@link Caller} of the request, for the
+ * client it resolves to. They reach the interceptor as carrier headers, or as a
  * thread-local on the caller's own thread (Spring AI's {@code call()}).
  *
  * @param priority the priority of the caller's calls
@@ -62,6 +63,15 @@ public record CallerThrottleParameters(Priority priority, @Nullable String tenan
      */
     public boolean appliesTo(String name) {
         return this.client == null || this.client.equals(name);
+    }
+
+    /**
+     * The caller these parameters stand for, in a request of a client they apply to: the
+     * model is the request body's, or the client's default.
+     * @return the caller
+     */
+    public Caller caller() {
+        return new Caller(this.priority, this.tenant, this.maxWait, null);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
@@ -137,9 +138,10 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                     (requestBody != null) ? RequestBody.create(body, requestBody.contentType()) : null)
             .build();
         ProviderRequest providerRequest = new ProviderRequest(request.method(), request.url().uri(),
-                request.headers()::values, body, acceptsEventStream(request), callTimeout(chain));
+                request.headers()::values, body, acceptsEventStream(request), callTimeout(chain),
+                caller(request, client));
         ThrottledResponse<OkHttpProviderResponse> response;
-        try (ThrottleContext.Scope scope = callerContext(request, client)) {
+        try {
             response = client.exchange(providerRequest, new OkHttpExchange(chain, this, outgoing, startNanos));
         }
         catch (LlmThrottleException ex) {
@@ -171,29 +173,20 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     }
 
     /**
-     * The context the call runs with: a {@code @Throttled} invocation's own, else the
-     * caller's priority and tenant as a context of the resolved client.
+     * The caller of the request, read once here: a {@code @Throttled} invocation of the
+     * resolved client on this thread, else the parameters the request carries, else those
+     * current on this thread, when they apply to the resolved client.
      */
-    private ThrottleContext.Scope callerContext(Request request, ThrottledClient client) {
-        ThrottleContext current = ThrottleContext.current();
-        if (current != null && current.getClient().equals(client.getName())) {
-            return () -> {
-            };
+    private static Caller caller(Request request, ThrottledClient client) {
+        ThrottleContext invocation = ThrottleContext.current();
+        if (invocation != null && invocation.getClient().equals(client.getName())) {
+            return Caller.of(invocation, client.getName());
         }
         CallerThrottleParameters parameters = carriedParameters(request);
         if (parameters == null) {
             parameters = CallerThrottleParameters.current();
         }
-        if (parameters == null || !parameters.appliesTo(client.getName())) {
-            return () -> {
-            };
-        }
-        // the call pipeline takes the model from the request body, which it reads anyway:
-        // the context's model only stands in for a body that names none
-        String defaultModel = client.getSettings().defaultModel();
-        String model = (defaultModel != null) ? defaultModel : "default";
-        return ThrottleContext.open(new ThrottleContext(client.getName(), model, parameters.priority(),
-                parameters.tenant(), 0, parameters.maxWait()));
+        return (parameters != null && parameters.appliesTo(client.getName())) ? parameters.caller() : Caller.DEFAULT;
     }
 
     private static @Nullable CallerThrottleParameters carriedParameters(Request request) {
@@ -206,13 +199,14 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 request.header(CLIENT_HEADER));
     }
 
-    /** A carried max-wait; one that is not a duration counts as none. */
+    /** A carried max-wait; one that is not a duration, or is negative, counts as none. */
     private static @Nullable Duration duration(@Nullable String value) {
         if (value == null) {
             return null;
         }
         try {
-            return Duration.parse(value.strip());
+            Duration duration = Duration.parse(value.strip());
+            return duration.isNegative() ? null : duration;
         }
         catch (DateTimeParseException ex) {
             return null;

@@ -9,6 +9,7 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.ThrottleObserver;
 import io.github.llmthrottle.springai.autoconfigure.LlmThrottleSpringAiAutoConfiguration;
 import io.github.llmthrottle.test.Fault;
@@ -230,14 +231,24 @@ class SpringAiThrottledRoutingTests {
 
     }
 
+    /**
+     * Records each admission with the tenant of its call's caller (the call's view of the
+     * observer knows it, on whatever thread the call runs).
+     */
     static class AdmissionRecorder implements ThrottleObserver {
 
         final List<String> admitted = new CopyOnWriteArrayList<>();
 
         @Override
-        public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-            ThrottleContext context = ThrottleContext.current();
-            this.admitted.add(model + ":" + priority + "/" + ((context != null) ? context.getTenant() : null));
+        public ThrottleObserver forCall(Caller caller) {
+            return new ThrottleObserver() {
+
+                @Override
+                public void onAdmitted(String client, String model, Priority priority, Duration waited) {
+                    AdmissionRecorder.this.admitted.add(model + ":" + priority + "/" + caller.tenant());
+                }
+
+            };
         }
 
     }
