@@ -16,8 +16,8 @@ public class TenantQuotaExceededException extends LlmThrottleException {
     private final @Nullable String tenant;
 
     public TenantQuotaExceededException(String client, String model, String tenant, @Nullable Duration retryAfter) {
-        this("Tenant '" + tenant + "' is over its quota for " + describe(client, model) + retryHint(retryAfter), client,
-                model, tenant, retryAfter);
+        this(client, model, tenant, retryAfter,
+                "Tenant '" + tenant + "' is over its quota for " + describe(client, model) + retryHint(retryAfter));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.github.llmthrottle.annotation;
 import java.lang.reflect.Method;
 
 import io.github.llmthrottle.ThrottleContext;
+import io.github.llmthrottle.routing.ModelRouter.Invocation;
 import io.github.llmthrottle.routing.ModelRouter.Recovery;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -45,11 +46,16 @@ final class ThrottledInterceptor implements MethodInterceptor {
                     + invocation.getClass().getName());
         }
         @Nullable Object[] arguments = invocation.getArguments();
+        // the method and its fallback may return null, which Recovery<@Nullable Object> and
+        // Invocation<@Nullable Object> allow; NullAway outside JSpecify mode (Java 17's
+        // javac) ignores the type argument's @Nullable and reads their T as non-null
+        @SuppressWarnings("NullAway")
         Recovery<@Nullable Object> recovery = (throttled.fallbackMethod() != null)
                 ? (failure) -> throttled.fallback(target, arguments, failure) : null;
+        @SuppressWarnings("NullAway")
+        Invocation<@Nullable Object> proceed = (context) -> proceed(proxyInvocation, context);
         return throttled.router()
-            .route(throttled.priority(), throttled.tenant(target, arguments), throttled.maxWait(),
-                    (context) -> proceed(proxyInvocation, context), recovery);
+            .route(throttled.priority(), throttled.tenant(target, arguments), throttled.maxWait(), proceed, recovery);
     }
 
     /**

@@ -165,6 +165,10 @@ final class ThrottledMethods {
         List<ModelReference> chain = chain(registry, settings, model, annotation, description);
         List<ThrottledModelCandidate> candidates = chain.stream().map((reference) -> {
             ThrottledClient owner = registry.getClients().get(reference.client());
+            if (owner == null) {
+                throw new IllegalStateException(
+                        description + " routes to client '" + reference.client() + "', which is not configured");
+            }
             return new ThrottledModelCandidate(owner, owner.model(reference.model()));
         }).toList();
         ModelRouter router = new ModelRouter(client.getName(), candidates, registry.getSettings().maxWait());

@@ -8,7 +8,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
@@ -35,6 +34,7 @@ import static io.github.llmthrottle.autoconfigure.SettingsValidation.nonNegative
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.notBlank;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.perMinute;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveDuration;
+import static io.github.llmthrottle.autoconfigure.SettingsValidation.unset;
 
 /**
  * Maps the clients of {@code llm.throttle.clients.*}, for {@link ThrottleSettingsMapper}:
@@ -179,15 +179,13 @@ final class ClientSettingsMapper {
                             properties.getAliases()));
         });
         aliases(prefix, models);
-        models.keySet()
-            .forEach((model) -> settings.get(model)
-                .deployments()
-                .keySet()
-                .forEach((deployment) -> check(prefix + "models." + model + ".deployments",
-                        DeploymentSettings.qualifiedName(model, deployment), (name) -> !models.containsKey(name),
-                        "is also the name of a configured model",
-                        "Rename the deployment or the model: a deployment's state is kept under MODEL"
-                                + DeploymentSettings.SEPARATOR + "DEPLOYMENT.")));
+        settings.forEach((model, modelSettings) -> modelSettings.deployments()
+            .keySet()
+            .forEach((deployment) -> check(prefix + "models." + model + ".deployments",
+                    DeploymentSettings.qualifiedName(model, deployment), (name) -> !models.containsKey(name),
+                    "is also the name of a configured model",
+                    "Rename the deployment or the model: a deployment's state is kept under MODEL"
+                            + DeploymentSettings.SEPARATOR + "DEPLOYMENT.")));
         return settings;
     }
 
@@ -227,10 +225,10 @@ final class ClientSettingsMapper {
             String property = prefix + name + ".";
             check(prefix + name, name, (value) -> !value.isBlank(), "is not a deployment name",
                     "Name the deployment, for example eu-west.");
-            check(property + "tokens-per-day", deployment.getTokensPerDay(), Objects::isNull,
-                    "is not applied to a deployment", DEPLOYMENT_QUOTA);
-            check(property + "tokens-per-month", deployment.getTokensPerMonth(), Objects::isNull,
-                    "is not applied to a deployment", DEPLOYMENT_QUOTA);
+            unset(property + "tokens-per-day", deployment.getTokensPerDay(), "is not applied to a deployment",
+                    DEPLOYMENT_QUOTA);
+            unset(property + "tokens-per-month", deployment.getTokensPerMonth(), "is not applied to a deployment",
+                    DEPLOYMENT_QUOTA);
             ModelLimits own = limits(property, deployment);
             ModelLimits limits = new ModelLimits(orElse(own.requestsPerMinute(), model.requestsPerMinute()),
                     orElse(own.inputTokensPerMinute(), model.inputTokensPerMinute()),

@@ -7,6 +7,7 @@ import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.limit.ModelLimits;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.PropertyMapper.Source.Adapter;
 
 /**
@@ -33,7 +34,7 @@ public final class SettingsValidation {
      * @param property the property, relative to {@value #PREFIX}
      * @return the rule
      */
-    public static Adapter<Duration, Duration> positiveDuration(String property) {
+    public static Rule<Duration> positiveDuration(String property) {
         return (value) -> check(property, value, (duration) -> !duration.isNegative() && !duration.isZero(),
                 "must be positive", "Use a positive duration such as 500ms or 10s.");
     }
@@ -43,34 +44,34 @@ public final class SettingsValidation {
      * @param property the property, relative to {@value #PREFIX}
      * @return the rule
      */
-    public static Adapter<Duration, Duration> nonNegativeDuration(String property) {
+    public static Rule<Duration> nonNegativeDuration(String property) {
         return (value) -> check(property, value, (duration) -> !duration.isNegative(), "must not be negative",
                 "Use a duration such as 0s, 500ms or 30s.");
     }
 
-    static <N extends Number> Adapter<N, N> positiveNumber(String property, String action) {
+    static <N extends Number> Rule<N> positiveNumber(String property, String action) {
         return (value) -> check(property, value, (number) -> number.longValue() > 0, "must be positive", action);
     }
 
-    static Adapter<Integer, Integer> atLeastOne(String property, String action) {
+    static Rule<Integer> atLeastOne(String property, String action) {
         return (value) -> check(property, value, (number) -> number >= 1, "must be at least 1", action);
     }
 
-    static <N extends Number> Adapter<N, N> nonNegativeLong(String property, String action) {
+    static <N extends Number> Rule<N> nonNegativeLong(String property, String action) {
         return (value) -> check(property, value, (number) -> number.longValue() >= 0, "must not be negative", action);
     }
 
-    static Adapter<Integer, Integer> nonNegativeNumber(String property, String action) {
+    static Rule<Integer> nonNegativeNumber(String property, String action) {
         return (value) -> check(property, value, (number) -> number >= 0, "must not be negative", action);
     }
 
-    static Adapter<Double, Double> multiplier(String property) {
+    static Rule<Double> multiplier(String property) {
         return (value) -> check(property, value, (number) -> number >= 1.0 && !number.isInfinite(),
                 "must be at least 1.0",
                 "Use 1.0 for a constant delay, or for example 2.0 to double it with each retry.");
     }
 
-    static Adapter<String, String> notBlank(String property) {
+    static Rule<String> notBlank(String property) {
         return (value) -> check(property, value, (text) -> !text.isBlank(), "must not be blank",
                 "Name a model, or remove the property.");
     }
@@ -107,10 +108,31 @@ public final class SettingsValidation {
         return value;
     }
 
+    /** Refuses a property that is set where it does not apply. */
+    static void unset(String property, @Nullable Object value, String reason, String action) {
+        if (value != null) {
+            throw invalid(property, value, reason, action);
+        }
+    }
+
     static InvalidThrottleConfigurationException invalid(String property, @Nullable Object value, String reason,
             String action) {
         return new InvalidThrottleConfigurationException(PREFIX + property,
                 (value != null) ? String.valueOf(value) : null, reason, action);
+    }
+
+    /**
+     * A check that returns the value it accepts, so never {@code null}: usable wherever
+     * {@link PropertyMapper} takes an adapter, and on its own.
+     *
+     * @param <T> the type of the value
+     */
+    @FunctionalInterface
+    public interface Rule<T> extends Adapter<T, T> {
+
+        @Override
+        T adapt(T value);
+
     }
 
 }

@@ -3,6 +3,7 @@ package io.github.llmthrottle.autoconfigure;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.restclient.ThrottlingClientHttpRequestFactory;
 import io.github.llmthrottle.restclient.ThrottlingInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
@@ -36,7 +37,7 @@ final class ThrottlingRequestFactoryBuilder implements ClientHttpRequestFactoryB
     }
 
     @Override
-    public ClientHttpRequestFactory build(HttpClientSettings settings) {
+    public ClientHttpRequestFactory build(@Nullable HttpClientSettings settings) {
         return ThrottlingClientHttpRequestFactory.wrap(this.delegate.build(settings), this.registry.getObject(),
                 this.interceptor.getObject());
     }

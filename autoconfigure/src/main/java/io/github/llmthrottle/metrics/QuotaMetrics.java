@@ -139,7 +139,10 @@ public final class QuotaMetrics implements ThrottleObserver {
             Set<String> current = new HashSet<>(this.quotas.tenants());
             for (String tenant : new ArrayList<>(this.tenants.keySet())) {
                 if (!current.contains(tenant)) {
-                    this.tenants.remove(tenant).forEach(this.registry::remove);
+                    List<Meter> meters = this.tenants.remove(tenant);
+                    if (meters != null) {
+                        meters.forEach(this.registry::remove);
+                    }
                 }
             }
             for (String tenant : current) {

@@ -101,12 +101,13 @@ public final class LimiterRegistry {
      */
     public ModelLimiter limiter(String client, String model) {
         ConcurrentMap<String, ModelLimiter> models = this.limiters.get(client);
-        if (models == null) {
+        ClientLimits limits = this.clients.get(client);
+        if (models == null || limits == null) {
             throw new IllegalArgumentException(
                     "No client '" + client + "' is configured (known: " + this.limiters.keySet() + ")");
         }
         return models.computeIfAbsent(model, (name) -> {
-            ModelLimits defaults = this.clients.get(client).defaultLimits();
+            ModelLimits defaults = limits.defaultLimits();
             return create(client, name, (defaults != null) ? defaults : ModelLimits.UNLIMITED);
         });
     }

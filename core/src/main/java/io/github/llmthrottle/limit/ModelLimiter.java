@@ -225,7 +225,7 @@ public final class ModelLimiter implements Admission {
                 throw new QueueFullException(this.client, this.model, this.queue.capacity(), null);
             }
             String tenant = waiter.request.tenant();
-            if (waits && this.queue.isOverTenantShare(tenant)) {
+            if (waits && tenant != null && this.queue.isOverTenantShare(tenant)) {
                 leave(waiter);
                 throw new QueueFullException(this.client, this.model, tenant, this.queue.tenantShare(),
                         this.queue.capacity());

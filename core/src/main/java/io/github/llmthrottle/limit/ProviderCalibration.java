@@ -195,12 +195,13 @@ final class ProviderCalibration {
 
     private void pullDown(Dimension dimension, @Nullable Long remaining, long elapsed) {
         TokenBucket bucket = this.buckets.get(dimension);
-        if (bucket == null || plausible(remaining) == null) {
+        Long reported = plausible(remaining);
+        if (bucket == null || reported == null) {
             return;
         }
         long refilled = (long) Math.min((double) bucket.capacity(),
                 (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        bucket.limitTo(Dimension.saturatedAdd(least(dimension, remaining), refilled));
+        bucket.limitTo(Dimension.saturatedAdd(least(dimension, reported), refilled));
     }
 
     /**

@@ -162,11 +162,10 @@ public final class RateLimitHeaders {
             List<RateLimitFields.Policy> policies = RateLimitFields.parsePolicies(values(headers, "RateLimit-Policy"));
             // The most restrictive request policy is the one that will refuse the next
             // request.
-            RateLimitFields.Limit tightest = limits.stream()
-                .filter((limit) -> policy(policies, limit.name()) == null
-                        || policy(policies, limit.name()).countsRequests())
-                .min(Comparator.comparingLong(RateLimitFields.Limit::remaining))
-                .orElse(null);
+            RateLimitFields.Limit tightest = limits.stream().filter((limit) -> {
+                RateLimitFields.Policy policy = policy(policies, limit.name());
+                return policy == null || policy.countsRequests();
+            }).min(Comparator.comparingLong(RateLimitFields.Limit::remaining)).orElse(null);
             if (tightest == null) {
                 return Dimension.NONE;
             }

@@ -288,7 +288,7 @@ public final class RetryEngine {
         public boolean shouldRetry(Throwable throwable) {
             return throwable instanceof RetryableResponseException retryable
                     && this.failures <= RetryEngine.this.settings.maxRetries()
-                    && !isTooLong(retryable.getClassification());
+                    && !isTooLong(retryable.getClassification().serverWait());
         }
 
         @Override
@@ -364,7 +364,8 @@ public final class RetryEngine {
             }
             Classification classification = retryable.getClassification();
             Duration serverWait = classification.serverWait();
-            if (this.failures <= RetryEngine.this.settings.maxRetries() && isTooLong(classification)) {
+            if (this.failures <= RetryEngine.this.settings.maxRetries() && serverWait != null
+                    && isTooLong(serverWait)) {
                 return new RetryAfterTooLongException(this.client, this.model, serverWait, this.maxRetryAfter,
                         classification.status(), retryable.getFailure(), retryable.getRequestId());
             }
@@ -372,8 +373,7 @@ public final class RetryEngine {
                     serverWait, retryable.getFailure(), retryable.getRequestId());
         }
 
-        private boolean isTooLong(Classification classification) {
-            Duration serverWait = classification.serverWait();
+        private boolean isTooLong(@Nullable Duration serverWait) {
             return RetryEngine.this.settings.respectRetryAfter() && serverWait != null
                     && serverWait.compareTo(this.maxRetryAfter) > 0;
         }

@@ -124,6 +124,11 @@ public final class ModelRouter {
                 candidate.routedAway(to, failure);
             }
         }
+        if (failure == null || thrown == null) {
+            // the constructor refuses an empty list, and every candidate sets both or
+            // ends the loop
+            throw new IllegalStateException("No candidate of " + this.candidates + " was tried");
+        }
         if (recovery != null) {
             return recovery.recover(failure);
         }

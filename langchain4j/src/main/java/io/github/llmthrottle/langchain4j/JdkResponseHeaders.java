@@ -92,6 +92,10 @@ final class JdkResponseHeaders {
             }
 
             @Override
+            // outside JSpecify mode NullAway takes any AtomicReference.get() to be
+            // nullable; this slot starts at Map.of() and is only set to a response's
+            // headers
+            @SuppressWarnings("NullAway")
             public Map<String, List<String>> recorded() {
                 return slot.get();
             }

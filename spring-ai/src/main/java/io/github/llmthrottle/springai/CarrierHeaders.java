@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.github.llmthrottle.okhttp.CallerThrottleParameters;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.prompt.ChatOptions;
@@ -58,7 +59,7 @@ final class CarrierHeaders {
         return options;
     }
 
-    private static Map<String, String> merged(Map<String, String> existing, Map<String, String> added) {
+    private static Map<String, String> merged(@Nullable Map<String, String> existing, Map<String, String> added) {
         Map<String, String> merged = new LinkedHashMap<>();
         if (existing != null) {
             merged.putAll(existing);

@@ -86,24 +86,20 @@ enum Download {
      * closing)
      */
     void write(OutputStream out, long length) throws IOException {
-        byte[] chunk = (this == FILE_CONTENT) ? fileChunk() : null;
-        byte[] line = (this == BATCH_RESULTS) ? lineTemplate() : null;
+        // a batch result is one numbered line, and length(..) makes the body whole lines
+        byte[] block = (this == BATCH_RESULTS) ? lineTemplate() : fileChunk();
         long written = 0;
         long index = 0;
         while (written < length) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new InterruptedIOException("The simulator is closing");
             }
-            if (line != null) {
-                number(line, ++index);
-                out.write(line);
-                written += line.length;
+            if (this == BATCH_RESULTS) {
+                number(block, ++index);
             }
-            else {
-                int n = (int) Math.min(chunk.length, length - written);
-                out.write(chunk, 0, n);
-                written += n;
-            }
+            int n = (int) Math.min(block.length, length - written);
+            out.write(block, 0, n);
+            written += n;
         }
     }
 

@@ -266,7 +266,11 @@ final class SimulatorState {
 
     void exit(String model) {
         this.inFlight.decrementAndGet();
-        this.inFlightByModel.get(model).decrementAndGet();
+        AtomicInteger inFlight = this.inFlightByModel.get(model);
+        if (inFlight == null) {
+            throw new IllegalStateException("No call to '" + model + "' entered the simulator");
+        }
+        inFlight.decrementAndGet();
     }
 
     /** A bucket4j time meter that reads a {@link Clock}. */

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "sample.simulator.enabled=true", "demo.calls=40", "demo.threads=16" })
 @Timeout(90)
-class DashboardBrowserTest {
+class DashboardBrowserIT {
 
     private static final String[] MODELS = { "claude-opus-4-7", "claude-sonnet-4-5", "claude-sonnet-4-5@us",
             "claude-sonnet-4-5@eu", "gpt-4o-mini" };

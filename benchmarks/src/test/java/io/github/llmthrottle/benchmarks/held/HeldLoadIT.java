@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code ConcurrentCallers --threads virtual} on the JDK 25 beside it (REPORT.md §5.1): a
  * test that could only be skipped on the build's own JDK would prove nothing.
  */
-class HeldLoadTests {
+class HeldLoadIT {
 
     @Test
     void concurrentCallersOnPlatformThreadsAllEndTypedAndLeaveNothingBehind() throws Exception {

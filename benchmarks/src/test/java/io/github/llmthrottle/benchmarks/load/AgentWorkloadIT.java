@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.within;
  * shape the report describes, and a short run under the limits completes every call and
  * reads the prompt cache.
  */
-class AgentWorkloadTests {
+class AgentWorkloadIT {
 
     @Test
     void theReportScenarioBindsOpusAtTenAndSonnetAtTwentyCallsASecondAndOffersOnePointThreeTimesThat() {

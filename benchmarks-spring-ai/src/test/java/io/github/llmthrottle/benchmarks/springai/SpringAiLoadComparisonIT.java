@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * failed call and with few 429s, and the classpath holds Spring AI's SDK only. The
  * figures belong to the report.
  */
-class SpringAiLoadComparisonTests {
+class SpringAiLoadComparisonIT {
 
     private static final LoadScenario TINY = LoadScenario.twiceTheLimit(Duration.ofSeconds(1))
         .withCallsPerSecond(5)

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.within;
  * completes a tiny run of five calls, well within the simulator's limits, without errors
  * or 429s.
  */
-class LoadComparisonTests {
+class LoadComparisonIT {
 
     private static final LoadScenario TINY = LoadScenario.twiceTheLimit(Duration.ofSeconds(1))
         .withCallsPerSecond(5)

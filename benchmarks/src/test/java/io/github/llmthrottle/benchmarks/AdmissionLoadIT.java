@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * asks: every call succeeds within max-wait, few 429s, and the binding limit is used to
  * the last token. The figures are printed so that the benchmark report can quote them.
  */
-class AdmissionLoadTests {
+class AdmissionLoadIT {
 
     private static final String MODEL = "claude-sonnet-4-5";
 
