@@ -14,9 +14,9 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.limit.TokenQuotas;
-import io.github.llmthrottle.limit.TokenQuotas.QuotaState;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.quota.TokenQuotas;
+import io.github.llmthrottle.quota.TokenQuotas.QuotaState;
 import io.github.llmthrottle.routing.CircuitState;
 import org.jspecify.annotations.Nullable;
 

@@ -46,7 +46,8 @@ final class ThrottledInterceptor implements MethodInterceptor {
                     + invocation.getClass().getName());
         }
         @Nullable Object[] arguments = invocation.getArguments();
-        // the method and its fallback may return null, which Recovery<@Nullable Object> and
+        // the method and its fallback may return null, which Recovery<@Nullable Object>
+        // and
         // Invocation<@Nullable Object> allow; NullAway outside JSpecify mode (Java 17's
         // javac) ignores the type argument's @Nullable and reads their T as non-null
         @SuppressWarnings("NullAway")

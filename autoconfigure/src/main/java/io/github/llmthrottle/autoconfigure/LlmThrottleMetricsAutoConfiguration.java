@@ -3,10 +3,10 @@ package io.github.llmthrottle.autoconfigure;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
-import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.metrics.GenAiClientMetrics;
 import io.github.llmthrottle.metrics.QuotaMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -18,7 +18,7 @@ import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.limit.LimiterState;
-import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.time.SleeplessTimeSource;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;

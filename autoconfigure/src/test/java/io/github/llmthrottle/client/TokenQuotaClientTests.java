@@ -9,7 +9,7 @@ import java.util.Map;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.TokenQuotaExceededException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;

@@ -2,10 +2,10 @@ package io.github.llmthrottle.client;
 
 import java.util.Set;
 
-import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.time.TimeSource;

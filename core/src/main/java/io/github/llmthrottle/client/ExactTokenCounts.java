@@ -5,10 +5,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.llmthrottle.limit.LocalBucketStore;
-import io.github.llmthrottle.limit.TokenBucket;
 import io.github.llmthrottle.provider.LlmRequest;
 import io.github.llmthrottle.provider.LogText;
+import io.github.llmthrottle.store.LocalBucketStore;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.TimeSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

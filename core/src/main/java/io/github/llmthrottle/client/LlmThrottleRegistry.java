@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 import io.github.llmthrottle.limit.LimiterRegistry;
-import io.github.llmthrottle.limit.TokenQuotas;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 

@@ -8,9 +8,9 @@ import java.util.Map;
 import io.github.llmthrottle.limit.ClientLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.limit.QuotaSettings;
 import io.github.llmthrottle.limit.TenantLimits;
 import io.github.llmthrottle.provider.RequestBodyReader;
+import io.github.llmthrottle.quota.QuotaSettings;
 import io.github.llmthrottle.routing.CircuitSettings;
 import org.jspecify.annotations.Nullable;
 

@@ -12,6 +12,10 @@ import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.limit.AdmissionQueue.Blocker;
 import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
+import io.github.llmthrottle.store.BucketStoreUnavailableException;
+import io.github.llmthrottle.store.Settlement;
+import io.github.llmthrottle.store.SharedBucketStore;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 

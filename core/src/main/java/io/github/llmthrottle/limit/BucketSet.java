@@ -4,6 +4,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.llmthrottle.store.BucketStore;
+import io.github.llmthrottle.store.TokenBucket;
 import org.jspecify.annotations.Nullable;
 
 /**

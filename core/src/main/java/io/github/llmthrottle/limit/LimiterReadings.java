@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 

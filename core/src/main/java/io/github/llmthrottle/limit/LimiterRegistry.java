@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 
+import io.github.llmthrottle.store.BucketStore;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 

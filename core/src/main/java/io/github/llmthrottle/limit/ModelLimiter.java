@@ -11,9 +11,11 @@ import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.TenantQuotaExceededException;
-import io.github.llmthrottle.limit.AdmissionQueue.Blocker;
 import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.store.BucketKeys;
+import io.github.llmthrottle.store.BucketStore;
+import io.github.llmthrottle.store.SharedBucketStore;
 import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
@@ -286,7 +288,7 @@ public final class ModelLimiter implements Admission {
     private LlmThrottleException timeout(Waiter waiter, long now) {
         long wait = this.estimate.nanos(waiter.request, waiter.tenant, now, false);
         Duration retryAfter = (wait > 0 && wait != Long.MAX_VALUE) ? Duration.ofNanos(wait) : null;
-        if (waiter.blockedBy == Blocker.TENANT && waiter.request.tenant() != null) {
+        if (waiter.blockedBy == AdmissionQueue.Blocker.TENANT && waiter.request.tenant() != null) {
             return new TenantQuotaExceededException(this.client, this.model, waiter.request.tenant(), retryAfter);
         }
         return new AdmissionTimeoutException(this.client, this.model, waiter.maxWait, retryAfter);

@@ -55,7 +55,7 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
         };
     }
 
-    static void requirePositive(String name, @Nullable Long value) {
+    public static void requirePositive(String name, @Nullable Long value) {
         requireBetweenOneAnd(MAX_LIMIT, name, value);
     }
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 

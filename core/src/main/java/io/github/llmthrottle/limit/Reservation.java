@@ -3,6 +3,7 @@ package io.github.llmthrottle.limit;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.llmthrottle.store.Settlement;
 import org.jspecify.annotations.Nullable;
 
 /**

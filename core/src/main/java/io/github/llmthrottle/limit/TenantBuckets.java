@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import io.github.llmthrottle.store.BucketKeys;
+import io.github.llmthrottle.store.BucketStore;
 import org.jspecify.annotations.Nullable;
 
 /**

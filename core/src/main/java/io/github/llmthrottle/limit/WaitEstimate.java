@@ -4,6 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 

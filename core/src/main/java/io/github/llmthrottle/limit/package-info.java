@@ -1,6 +1,6 @@
 /**
- * Admission control: token-aware buckets, the bounded priority queue, adaptive
- * concurrency and header calibration.
+ * Admission control: the per-model limiter, the bounded priority queue, adaptive
+ * concurrency, slow start and header calibration.
  */
 @NullMarked
 package io.github.llmthrottle.limit;

@@ -6,11 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.llmthrottle.limit.LimiterRegistry;
-import io.github.llmthrottle.limit.LocalBucketStore;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.provider.CharacterTokenEstimator;
 import io.github.llmthrottle.provider.ProviderDialect;
 import io.github.llmthrottle.retry.RetrySettings;
+import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.FakeClock;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -9,6 +9,7 @@ import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.TenantQuotaExceededException;
+import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.FakeClock;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;

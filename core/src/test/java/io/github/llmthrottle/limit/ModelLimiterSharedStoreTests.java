@@ -10,6 +10,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.store.LocalBucketStore;
+import io.github.llmthrottle.store.SharedBucketStore;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

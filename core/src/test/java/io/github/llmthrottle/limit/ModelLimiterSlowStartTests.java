@@ -6,6 +6,7 @@ import java.time.Instant;
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.Test;
 

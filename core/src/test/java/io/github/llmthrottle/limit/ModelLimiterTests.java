@@ -11,6 +11,7 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.FakeClock;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package io.github.llmthrottle.limit;
 import java.time.Duration;
 import java.util.Set;
 
+import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.Test;
 

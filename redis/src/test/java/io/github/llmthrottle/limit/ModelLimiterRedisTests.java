@@ -1,8 +1,5 @@
 package io.github.llmthrottle.limit;
 
-import io.github.llmthrottle.store.redis.RedisBucketStore;
-import io.github.llmthrottle.store.redis.RedisQuotaStore;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +16,9 @@ import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.store.BucketStore;
+import io.github.llmthrottle.store.redis.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisQuotaStore;
 import io.github.llmthrottle.time.FakeClock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

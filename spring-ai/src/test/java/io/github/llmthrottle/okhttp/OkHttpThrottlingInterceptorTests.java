@@ -28,7 +28,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.HeldSlot;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.TokenQuotas;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.retry.ResponseBodyReadException;
 import io.github.llmthrottle.routing.CircuitState;
 import io.github.llmthrottle.routing.ModelCircuit;
@@ -54,8 +54,8 @@ import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfigura
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.absent;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.absent;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;

@@ -1,9 +1,9 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.LocalBucketStore;
-import io.github.llmthrottle.limit.Settlement;
-import io.github.llmthrottle.limit.SharedBucketStore.Take;
-import io.github.llmthrottle.limit.TokenBucket;
+import io.github.llmthrottle.store.LocalBucketStore;
+import io.github.llmthrottle.store.Settlement;
+import io.github.llmthrottle.store.SharedBucketStore.Take;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import io.github.llmthrottle.time.TimeSource;
 

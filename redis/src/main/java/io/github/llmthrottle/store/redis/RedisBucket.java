@@ -3,7 +3,7 @@ package io.github.llmthrottle.store.redis;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.llmthrottle.limit.TokenBucket;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import org.jspecify.annotations.Nullable;
 

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-import io.github.llmthrottle.limit.BucketKeys;
 import io.github.llmthrottle.limit.BurstCapacity;
-import io.github.llmthrottle.limit.TokenBucket;
+import io.github.llmthrottle.store.BucketKeys;
+import io.github.llmthrottle.store.TokenBucket;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;

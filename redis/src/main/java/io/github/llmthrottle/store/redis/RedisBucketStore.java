@@ -12,11 +12,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.llmthrottle.limit.BucketStoreUnavailableException;
 import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.Settlement;
-import io.github.llmthrottle.limit.SharedBucketStore;
-import io.github.llmthrottle.limit.TokenBucket;
+import io.github.llmthrottle.store.BucketStoreUnavailableException;
+import io.github.llmthrottle.store.Settlement;
+import io.github.llmthrottle.store.SharedBucketStore;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;

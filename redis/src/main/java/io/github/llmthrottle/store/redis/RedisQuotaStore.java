@@ -12,10 +12,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.github.llmthrottle.limit.BucketStoreUnavailableException;
 import io.github.llmthrottle.limit.Dimension;
-import io.github.llmthrottle.limit.LocalQuotaStore;
-import io.github.llmthrottle.limit.QuotaStore;
+import io.github.llmthrottle.quota.LocalQuotaStore;
+import io.github.llmthrottle.quota.QuotaStore;
+import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;

@@ -1,17 +1,5 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.AdmissionRequest;
-import io.github.llmthrottle.limit.BucketStore;
-import io.github.llmthrottle.limit.BucketStoreUnavailableException;
-import io.github.llmthrottle.limit.ClientLimits;
-import io.github.llmthrottle.limit.LimiterRegistry;
-import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.limit.TcpForwarder;
-import io.github.llmthrottle.limit.TestRedis;
-import io.github.llmthrottle.limit.TokenBucket;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +9,17 @@ import java.util.UUID;
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.SharedStoreUnavailableException;
+import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.limit.ClientLimits;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.limit.TcpForwarder;
+import io.github.llmthrottle.limit.TestRedis;
+import io.github.llmthrottle.store.BucketStore;
+import io.github.llmthrottle.store.BucketStoreUnavailableException;
+import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.FakeClock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

@@ -1,14 +1,5 @@
 package io.github.llmthrottle.store.redis;
 
-import io.github.llmthrottle.limit.QuotaReservation;
-import io.github.llmthrottle.limit.QuotaSettings;
-import io.github.llmthrottle.limit.QuotaStore;
-import io.github.llmthrottle.limit.TcpForwarder;
-import io.github.llmthrottle.limit.TestRedis;
-import io.github.llmthrottle.limit.TokenQuota;
-import io.github.llmthrottle.limit.TokenQuotas;
-import io.github.llmthrottle.limit.TokenQuotasTests;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,11 +7,19 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.github.llmthrottle.TokenQuotaExceededException;
+import io.github.llmthrottle.limit.TcpForwarder;
+import io.github.llmthrottle.limit.TestRedis;
+import io.github.llmthrottle.quota.QuotaReservation;
+import io.github.llmthrottle.quota.QuotaSettings;
+import io.github.llmthrottle.quota.QuotaStore;
+import io.github.llmthrottle.quota.TokenQuota;
+import io.github.llmthrottle.quota.TokenQuotas;
+import io.github.llmthrottle.quota.TokenQuotasTests;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import org.junit.jupiter.api.AfterEach;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

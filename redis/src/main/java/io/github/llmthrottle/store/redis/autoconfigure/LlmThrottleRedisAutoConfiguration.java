@@ -1,8 +1,8 @@
 package io.github.llmthrottle.store.redis.autoconfigure;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.limit.BucketStore;
-import io.github.llmthrottle.limit.QuotaStore;
+import io.github.llmthrottle.quota.QuotaStore;
+import io.github.llmthrottle.store.BucketStore;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.store.redis.RedisQuotaStore;
 import io.github.llmthrottle.time.TimeSource;

@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.quota;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +16,9 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.TokenQuotaExceededException;
+import io.github.llmthrottle.limit.LimiterOptions;
+import io.github.llmthrottle.store.BucketKeys;
+import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 /**

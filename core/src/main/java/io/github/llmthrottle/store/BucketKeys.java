@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store;
 
 /**
  * The keys of the buckets, one name per component joined with {@code :}, each component
@@ -15,16 +15,16 @@ public final class BucketKeys {
     }
 
     /** The key prefix of a model's buckets. */
-    static String model(String client, String model) {
+    public static String model(String client, String model) {
         return "{" + escape(client) + ":" + escape(model) + "}";
     }
 
     /** The key prefix of a tenant's buckets on a model. */
-    static String tenant(String modelKey, String tenant) {
+    public static String tenant(String modelKey, String tenant) {
         return modelKey + ":tenant:" + escape(tenant);
     }
 
-    static String escape(String name) {
+    public static String escape(String name) {
         if (name.indexOf(':') < 0 && name.indexOf('%') < 0 && name.indexOf('{') < 0 && name.indexOf('}') < 0) {
             return name;
         }

@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.quota;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,8 +8,9 @@ import java.util.Map;
 import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.TokenQuotaExceededException;
-import io.github.llmthrottle.limit.QuotaSettings.ClientQuotas;
+import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
+import io.github.llmthrottle.quota.QuotaSettings.ClientQuotas;
 import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -45,7 +45,7 @@ public final class LocalBucketStore implements BucketStore {
     }
 
     /** How many buckets this store holds. */
-    int size() {
+    public int size() {
         return this.buckets.size();
     }
 

@@ -1,5 +1,6 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.quota;
 
+import io.github.llmthrottle.limit.ModelLimits;
 import org.jspecify.annotations.Nullable;
 
 /**

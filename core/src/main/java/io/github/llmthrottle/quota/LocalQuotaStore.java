@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.quota;
 
 import java.time.Clock;
 import java.util.HashMap;
@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.limit.Dimension;
 import org.jspecify.annotations.Nullable;
 
 /**

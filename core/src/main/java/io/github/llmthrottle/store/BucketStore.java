@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store;
 
 /**
  * Where buckets live. {@link LocalBucketStore} keeps them in this JVM (Bucket4j buckets,

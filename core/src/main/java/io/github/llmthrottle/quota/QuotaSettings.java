@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.quota;
 
 import java.util.Map;
 

@@ -1,7 +1,9 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.quota;
 
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.llmthrottle.limit.Dimension;
+import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

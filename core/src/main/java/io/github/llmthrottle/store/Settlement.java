@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store;
 
 /**
  * Where the settlement of one {@link Reservation} goes: the buckets it was taken from, in

@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store;
 
 /**
  * One bucket of one dimension (for example the input tokens of one client and model),

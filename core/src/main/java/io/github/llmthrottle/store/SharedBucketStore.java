@@ -1,4 +1,4 @@
-package io.github.llmthrottle.limit;
+package io.github.llmthrottle.store;
 
 import java.util.List;
 
