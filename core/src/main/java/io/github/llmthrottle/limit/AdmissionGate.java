@@ -212,7 +212,7 @@ final class AdmissionGate {
         }
         waiter.taking = demand;
         this.taker = waiter;
-        waiter.condition.signal();
+        waiter.takeTurn();
         return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
     }
 
@@ -345,6 +345,20 @@ final class AdmissionGate {
                     null);
         }
         return null;
+    }
+
+    /**
+     * The refusal of a call on arrival: it could never fit ({@link #oversize}), or the
+     * pause in force outlasts its wait.
+     */
+    @Nullable LlmThrottleException refusal(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long now,
+            long deadline) {
+        LlmThrottleException oversize = oversize(request, tenant);
+        if (oversize == null && this.pause.end() > deadline) {
+            return new AdmissionTimeoutException(this.limiter.client(), this.limiter.model(), maxWait,
+                    Duration.ofNanos(Nanos.saturatedSubtract(this.pause.end(), now)));
+        }
+        return oversize;
     }
 
     private static long holdBack(Waiter waiter, Blocker blocker, long until) {

@@ -9,11 +9,14 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.time.Nanos;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,12 +45,14 @@ import org.jspecify.annotations.Nullable;
  * block those behind it only to time out.
  *
  * <p>
- * Every waiter waits on a {@link Condition} of the limiter's lock until it is signalled
- * or its deadline passes; only the head of the queue also waits with a timer, for the
- * next moment at which time alone could let a call go ({@link #waitUntil(Waiter)}), so
- * that a long queue does not wake up all at once. Times are nanoseconds of the limiter's
- * monotonic clock. Not thread-safe: the owning {@link ModelLimiter} guards it with its
- * lock.
+ * Every waiter with a thread waits on a {@link Condition} of the limiter's lock until it
+ * is signalled or its deadline passes; only the head of the queue also waits with a
+ * timer, for the next moment at which time alone could let a call go
+ * ({@link #waitUntil(Waiter)}), so that a long queue does not wake up all at once. A
+ * waiter without a thread is the same entry, completed by the limiter's
+ * {@link AsyncAdmission}, which keeps the timers instead. Times are nanoseconds of the
+ * limiter's monotonic clock. Not thread-safe: the owning {@link ModelLimiter} guards it
+ * with its lock.
  */
 final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
@@ -86,11 +91,14 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         return Nanos.saturatedAdd(arrival, priority.ordinal() * PRIORITY_STEP.toNanos());
     }
 
-    /** Puts a call in its place; it waits on {@code condition} until {@code deadline}. */
+    /**
+     * Puts a call in its place until {@code deadline}: its thread waits on
+     * {@code condition}, or, without a thread, it is completed through {@code async}.
+     */
     Waiter add(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long arrival, long deadline,
-            Condition condition) {
+            @Nullable Condition condition, @Nullable AsyncAdmission async) {
         Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), arrival),
-                deadline, condition);
+                deadline, condition, async);
         this.waiters.add(waiter);
         counted(waiter, 1);
         return waiter;
@@ -125,6 +133,24 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
     /** Whether more calls wait than the capacity allows. */
     boolean isOverCapacity() {
         return this.waiters.size() > this.capacity;
+    }
+
+    /**
+     * The refusal of a call that must wait (not admitted, failed or taking) when the
+     * queue, or its tenant's share of it, is over capacity; {@code null} if it may wait.
+     */
+    @Nullable QueueFullException refusal(Waiter waiter, String client, String model) {
+        if (waiter.permit != null || waiter.failure != null || waiter.taking != null) {
+            return null;
+        }
+        String tenant = waiter.request.tenant();
+        if (isOverCapacity()) {
+            return new QueueFullException(client, model, this.capacity, null);
+        }
+        if (tenant != null && isOverTenantShare(tenant)) {
+            return new QueueFullException(client, model, tenant, tenantShare(), this.capacity);
+        }
+        return null;
     }
 
     /** Takes a waiter out of the queue, if it is still in it. */
@@ -202,6 +228,16 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         scheduleWake(until);
     }
 
+    /** The waiter that waits with a timer, if any: the head of the queue. */
+    @Nullable Waiter timerOwner() {
+        return this.timerOwner;
+    }
+
+    /** When time alone may next let a call go, {@link Long#MAX_VALUE} for never. */
+    long nextWake() {
+        return this.nextWake;
+    }
+
     /**
      * Until when a waiter waits before it looks again: the head of the queue until the
      * next wake or its deadline, whichever comes first, the others until their deadline.
@@ -220,7 +256,7 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         if (head != this.timerOwner || wake != this.nextWake) {
             this.timerOwner = head;
             this.nextWake = wake;
-            if (head != null) {
+            if (head != null && head.condition != null) {
                 head.condition.signal();
             }
         }
@@ -243,7 +279,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
     /**
      * A call waiting in the queue, and what became of it: the limiter sets its permit or
-     * its failure and signals it, or the call gives up when its deadline passes.
+     * its failure and signals it, or the call gives up when its deadline passes. A call
+     * waits on its thread's {@link #condition}, or holds no thread: its {@link #future}
+     * is completed through the limiter's {@link AsyncAdmission}.
      */
     static final class Waiter {
 
@@ -260,7 +298,25 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
         final long deadline;
 
-        final Condition condition;
+        /** What the call's thread waits on; {@code null} for a call without a thread. */
+        final @Nullable Condition condition;
+
+        /** Completes a call without a thread; {@code null} for one with a thread. */
+        final @Nullable AsyncAdmission async;
+
+        /**
+         * The admission of a call without a thread; {@code null} for one with a thread.
+         */
+        final @Nullable CompletableFuture<Permit> future;
+
+        /** A call without a thread: its deadline's timer, while it waits. */
+        TimeSource.@Nullable Scheduled deadlineTimer;
+
+        /**
+         * A call without a thread given up by its caller while it took its buckets: it
+         * leaves the queue once the store answers.
+         */
+        boolean abandoned;
 
         @Nullable LimiterPermit permit;
 
@@ -298,7 +354,7 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
         boolean beyondDeadline;
 
         private Waiter(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long sequence, long rank,
-                long deadline, Condition condition) {
+                long deadline, @Nullable Condition condition, @Nullable AsyncAdmission async) {
             this.request = request;
             this.tenant = tenant;
             this.maxWait = maxWait;
@@ -306,18 +362,39 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
             this.rank = rank;
             this.deadline = deadline;
             this.condition = condition;
+            this.async = async;
+            this.future = (async != null) ? new CompletableFuture<>() : null;
         }
 
         /** Hands the call its permit and wakes it; the queue then takes it out. */
         void admit(LimiterPermit permit) {
             this.permit = permit;
-            this.condition.signal();
+            wake();
         }
 
         /** Fails the call and wakes it; the queue then takes it out. */
         void fail(LlmThrottleException failure) {
             this.failure = failure;
-            this.condition.signal();
+            wake();
+        }
+
+        /** Wakes the call to take its buckets from the shared store ({@link #taking}). */
+        void takeTurn() {
+            if (this.condition != null) {
+                this.condition.signal();
+            }
+            else if (this.async != null) {
+                this.async.take(this);
+            }
+        }
+
+        private void wake() {
+            if (this.condition != null) {
+                this.condition.signal();
+            }
+            else if (this.async != null) {
+                this.async.completed(this);
+            }
         }
 
     }

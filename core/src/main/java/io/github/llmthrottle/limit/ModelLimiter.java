@@ -2,15 +2,15 @@ package io.github.llmthrottle.limit;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 
-import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.QueueFullException;
-import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.store.BucketKeys;
@@ -26,49 +26,25 @@ import org.jspecify.annotations.Nullable;
  * buckets, the adaptive concurrency limit, the pause after a 429, and the bounded
  * priority queue in front of them all. This class admits calls and holds the one
  * {@link ReentrantLock} of the model; the parts it is made of are plain objects that only
- * it touches, with that lock held:
- * <ul>
- * <li>{@link AdmissionQueue}: the calls waiting, in priority order with aging,
- * bounded;</li>
- * <li>{@link AdmissionGate}: whether the next of them can go now, and its admission;</li>
- * <li>{@link TenantBuckets}: the buckets of each tenant, on top of the model's;</li>
- * <li>{@link Reservation}: what an admitted attempt took from the buckets, settled later,
- * and {@link LimiterPermit}, the permit that holds it;</li>
- * <li>{@link ProviderCalibration}: the limits in force, lowered and the buckets pulled
- * down by the provider's rate-limit headers, and capped at the burst the provider can
- * take ({@link BurstCapacity});</li>
- * <li>{@link ModelPause}: the model-wide pause after a 429, and the spread-out release
- * after it;</li>
- * <li>{@link AdaptiveConcurrency}: the calls in flight and their AIMD limit, which every
- * model has ({@link LimiterOptions});</li>
- * <li>{@link SlowStart}: one call at a time until the provider's headers are known, at
- * start-up and after an idle period;</li>
- * <li>{@link WaitEstimate}: how long a call would wait, for routing and for the
- * retry-after of a timeout.</li>
- * </ul>
+ * it touches, with that lock held: the {@link AdmissionQueue} of waiting calls, the
+ * {@link AdmissionGate} that says whether the next can go, {@link TenantBuckets},
+ * {@link Reservation} and {@link LimiterPermit} (what an attempt took),
+ * {@link ProviderCalibration} and {@link BurstCapacity} (the limits in force),
+ * {@link ModelPause}, {@link AdaptiveConcurrency}, {@link SlowStart},
+ * {@link WaitEstimate} (how long a call would wait) and {@link AsyncAdmission} (the waits
+ * of calls that hold no thread).
  *
- * <h2>Admission</h2> A call joins the {@link AdmissionQueue} (or fails with
- * {@link QueueFullException} if it cannot be admitted at once and finds the queue full,
- * or its tenant already holding half of it). The head of the queue is admitted as soon as
- * the model's buckets hold what it needs, a concurrency slot is free, and no pause holds;
- * nobody behind a call blocked by the model's resources goes ahead of it. A call of a
- * tenant with {@link TenantLimits} also needs its tenant's buckets; a call held back only
- * by those keeps its place, but calls of other tenants go ahead of it. An admitted
- * attempt takes what it needs from every bucket at once, or nothing
- * ({@link Reservation}). An attempt that needs more than a whole bucket fails at once
- * with {@link DemandExceedsLimitException} (or {@link TenantQuotaExceededException} for a
- * tenant bucket): it could never fit; a waiting call fails the same way when the limits
- * are lowered below what it needs. A call that is interrupted or whose wait is over
- * leaves the queue, giving back a permit granted to it in the meantime; when its tenant's
- * buckets were what held it, a timeout fails with {@link TenantQuotaExceededException},
- * otherwise with {@link AdmissionTimeoutException}.
+ * <h2>Admission</h2> As {@link Admission} describes: a bounded queue in priority order
+ * with aging, in front of the model's and its tenants' buckets, its concurrency limit and
+ * its pause.
  *
  * <p>
- * Waiting happens only in the injected {@link TimeSource}'s
- * {@link TimeSource#await(Condition, long) await}, and waits and deadlines run on its
- * monotonic {@link TimeSource#nanoTime() nanoTime()}; instants (the end of a pause, the
- * time a response was observed) are converted at the edge. Thread-safe; calls never wait
- * while holding anything but this limiter's {@link ReentrantLock} (released while
+ * A caller of {@link #acquire} waits only in the injected {@link TimeSource}'s
+ * {@link TimeSource#await(Condition, long) await}; a call of {@link #acquireAsync} holds
+ * no thread, its timers run on {@link TimeSource#schedule}. Waits and deadlines run on
+ * its monotonic {@link TimeSource#nanoTime() nanoTime()}; instants (the end of a pause,
+ * the time a response was observed) are converted at the edge. Thread-safe; calls never
+ * wait while holding anything but this limiter's {@link ReentrantLock} (released while
  * waiting).
  *
  * <p>
@@ -111,6 +87,8 @@ public final class ModelLimiter implements Admission {
     private final WaitEstimate estimate;
 
     private final LimiterReadings readings;
+
+    private final AsyncAdmission async;
 
     /**
      * Run once tokens given back to a shared store were applied: the calls its last
@@ -159,6 +137,7 @@ public final class ModelLimiter implements Admission {
         this.readings = new LimiterReadings(this, this.lock, this.buckets, this.tenantBuckets, this.calibration,
                 this.pause, this.concurrency, this.queue, this.gate, this.estimate);
         this.gaveBack = () -> update((now) -> this.gate.bucketsChanged());
+        this.async = new AsyncAdmission(this, this.lock, timeSource);
     }
 
     /**
@@ -199,39 +178,50 @@ public final class ModelLimiter implements Admission {
                 throw new InterruptedException("Interrupted before admission to " + this.client + "/" + this.model);
             }
             long now = now();
-            Duration maxWait = (request.maxWait() != null) ? request.maxWait() : this.defaultMaxWait;
-            BucketSet tenant = this.tenantBuckets.of(request.tenant());
-            LlmThrottleException oversize = this.gate.oversize(request, tenant);
-            if (oversize != null) {
-                throw oversize;
-            }
-            long deadline = Nanos.saturatedAdd(now, Nanos.of(maxWait));
-            if (this.pause.end() > deadline) {
-                throw new AdmissionTimeoutException(this.client, this.model, maxWait,
-                        Duration.ofNanos(Nanos.saturatedSubtract(this.pause.end(), now)));
-            }
-            Waiter waiter = this.queue.add(request, tenant, maxWait, now, deadline, this.lock.newCondition());
-            return awaitAdmission(waiter, now);
+            return awaitAdmission(enqueue(request, now, this.lock.newCondition(), null), now);
         }
         finally {
             this.lock.unlock();
+            this.async.complete();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Permit> acquireAsync(AdmissionRequest request) {
+        return this.async.acquire(request);
+    }
+
+    /**
+     * Puts a call in the queue, or fails it at once when it could never fit or a pause
+     * outlasts its wait.
+     */
+    Waiter enqueue(AdmissionRequest request, long now, @Nullable Condition condition, @Nullable AsyncAdmission async) {
+        Duration maxWait = (request.maxWait() != null) ? request.maxWait() : this.defaultMaxWait;
+        BucketSet tenant = this.tenantBuckets.of(request.tenant());
+        long deadline = Nanos.saturatedAdd(now, Nanos.of(maxWait));
+        LlmThrottleException refusal = this.gate.refusal(request, tenant, maxWait, now, deadline);
+        if (refusal != null) {
+            throw refusal;
+        }
+        return this.queue.add(request, tenant, maxWait, now, deadline, condition, async);
+    }
+
+    /**
+     * Admits whoever can go now, the call just enqueued among them, and refuses it if it
+     * must wait and the queue, or its tenant's share of it, is full.
+     */
+    void dispatchArrival(Waiter waiter, long now) {
+        dispatch(now);
+        QueueFullException full = this.queue.refusal(waiter, this.client, this.model);
+        if (full != null) {
+            leave(waiter);
+            throw full;
         }
     }
 
     private Permit awaitAdmission(Waiter waiter, long arrival) throws InterruptedException {
         try {
-            dispatch(arrival);
-            boolean waits = waiter.permit == null && waiter.failure == null && waiter.taking == null;
-            if (waits && this.queue.isOverCapacity()) {
-                leave(waiter);
-                throw new QueueFullException(this.client, this.model, this.queue.capacity(), null);
-            }
-            String tenant = waiter.request.tenant();
-            if (waits && tenant != null && this.queue.isOverTenantShare(tenant)) {
-                leave(waiter);
-                throw new QueueFullException(this.client, this.model, tenant, this.queue.tenantShare(),
-                        this.queue.capacity());
-            }
+            dispatchArrival(waiter, arrival);
             while (true) {
                 if (waiter.permit != null) {
                     return waiter.permit;
@@ -240,11 +230,7 @@ public final class ModelLimiter implements Admission {
                     throw waiter.failure;
                 }
                 if (waiter.taking != null) {
-                    this.gate.take(waiter, this.lock);
-                    if (waiter.permit != null || waiter.failure != null) {
-                        this.queue.remove(waiter);
-                    }
-                    dispatch(now());
+                    take(waiter);
                     continue;
                 }
                 long now = now();
@@ -253,7 +239,8 @@ public final class ModelLimiter implements Admission {
                     throw timeout(waiter, now);
                 }
                 long until = this.queue.waitUntil(waiter);
-                this.timeSource.await(waiter.condition, Math.max(Nanos.saturatedSubtract(until, now), 1));
+                this.timeSource.await(Objects.requireNonNull(waiter.condition),
+                        Math.max(Nanos.saturatedSubtract(until, now), 1));
                 dispatch(now());
             }
         }
@@ -271,10 +258,22 @@ public final class ModelLimiter implements Admission {
     }
 
     /**
+     * Has the waiter, the queue's taker, take its buckets from the shared store (the lock
+     * released meanwhile), then admits whoever can go; called with the lock held.
+     */
+    void take(Waiter waiter) throws InterruptedException {
+        this.gate.take(waiter, this.lock);
+        if (waiter.permit != null || waiter.failure != null) {
+            this.queue.remove(waiter);
+        }
+        dispatch(now());
+    }
+
+    /**
      * Takes the waiter out of the queue, giving back a permit granted to it in the
      * meantime, or the slot it holds while it takes its buckets.
      */
-    private void leave(Waiter waiter) {
+    void leave(Waiter waiter) {
         this.queue.remove(waiter);
         this.gate.left(waiter);
         LimiterPermit permit = waiter.permit;
@@ -285,13 +284,8 @@ public final class ModelLimiter implements Admission {
         dispatch(now());
     }
 
-    private LlmThrottleException timeout(Waiter waiter, long now) {
-        long wait = this.estimate.nanos(waiter.request, waiter.tenant, now, false);
-        Duration retryAfter = (wait > 0 && wait != Long.MAX_VALUE) ? Duration.ofNanos(wait) : null;
-        if (waiter.blockedBy == AdmissionQueue.Blocker.TENANT && waiter.request.tenant() != null) {
-            return new TenantQuotaExceededException(this.client, this.model, waiter.request.tenant(), retryAfter);
-        }
-        return new AdmissionTimeoutException(this.client, this.model, waiter.maxWait, retryAfter);
+    LlmThrottleException timeout(Waiter waiter, long now) {
+        return this.estimate.timeout(waiter, now, this.client, this.model);
     }
 
     /**
@@ -304,6 +298,10 @@ public final class ModelLimiter implements Admission {
         }
         else {
             this.queue.dispatch(now, this.gate);
+        }
+        Waiter timerOwner = this.queue.timerOwner();
+        if (timerOwner != null && timerOwner.condition == null) {
+            this.async.wakeAt(this.queue.nextWake(), now);
         }
         if (this.queue.isEmpty()) {
             this.pause.drained(now);
@@ -323,6 +321,7 @@ public final class ModelLimiter implements Admission {
         }
         finally {
             this.lock.unlock();
+            this.async.complete();
         }
     }
 

@@ -1,9 +1,14 @@
 package io.github.llmthrottle.limit;
 
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.TenantQuotaExceededException;
+import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
 import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +40,20 @@ final class WaitEstimate {
         this.buckets = buckets;
         this.queue = queue;
         this.pause = pause;
+    }
+
+    /**
+     * The failure of a call whose wait is over, with the wait it would still have as its
+     * retry-after: {@link TenantQuotaExceededException} when its tenant's buckets were
+     * what held it, {@link AdmissionTimeoutException} otherwise.
+     */
+    LlmThrottleException timeout(Waiter waiter, long now, String client, String model) {
+        long wait = nanos(waiter.request, waiter.tenant, now, false);
+        Duration retryAfter = (wait > 0 && wait != Long.MAX_VALUE) ? Duration.ofNanos(wait) : null;
+        if (waiter.blockedBy == AdmissionQueue.Blocker.TENANT && waiter.request.tenant() != null) {
+            return new TenantQuotaExceededException(client, model, waiter.request.tenant(), retryAfter);
+        }
+        return new AdmissionTimeoutException(client, model, waiter.maxWait, retryAfter);
     }
 
     /**

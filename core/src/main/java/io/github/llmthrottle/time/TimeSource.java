@@ -62,11 +62,34 @@ public interface TimeSource {
     }
 
     /**
+     * Runs {@code task} once, about {@code nanos} from now on this time source (at once
+     * if zero or negative), on a thread that is not the caller's: the timed wake-ups of
+     * calls that wait without a thread (the end of a pause, a refill, a deadline). The
+     * system's time source runs every task on one shared daemon thread, so tasks must be
+     * short and never block; a test's time source runs them when it moves.
+     * @param task what to run
+     * @param nanos how long from now, in nanoseconds of {@link #nanoTime()}
+     * @return the handle that cancels the task if it has not run yet
+     */
+    default Scheduled schedule(Runnable task, long nanos) {
+        return TimerThread.schedule(task, nanos);
+    }
+
+    /**
      * This time source's wall clock as a {@link Clock} (UTC), for APIs that take one.
      * @return the clock
      */
     default Clock clock() {
         return new TimeSourceClock(this);
+    }
+
+    /** A task given to {@link #schedule(Runnable, long)}, until it runs. */
+    @FunctionalInterface
+    interface Scheduled {
+
+        /** Makes sure the task will not run, if it has not started yet. */
+        void cancel();
+
     }
 
     /** The system's clocks, sleeping and waiting for real. */

@@ -76,6 +76,38 @@ class ModelLimiterSharedStoreTests {
         permit.release(Permit.Outcome.SUCCESS);
     }
 
+    @Test
+    void aCallWithoutAThreadTakesItsBucketsOnTheTimeSourcesThread() throws Exception {
+        Permit permit = this.limiter.acquire(admitted(300));
+        CompletableFuture<Permit> admission = this.limiter.acquireAsync(admitted(300));
+        // the take is the time source's task: on this fake clock, it runs when the clock
+        // moves
+        assertThat(admission).isNotDone();
+        this.clock.advance(Duration.ZERO);
+        assertThat(admission).isCompleted();
+        admission.join().release(Permit.Outcome.SUCCESS);
+        permit.release(Permit.Outcome.SUCCESS);
+        assertThat(this.limiter.state().inFlight()).isZero();
+    }
+
+    @Test
+    void aCallCancelledWhileItsTakeIsOutLeavesWhenTheStoreAnswers() throws Exception {
+        Permit permit = this.limiter.acquire(admitted(300));
+        CompletableFuture<Permit> admission = this.limiter.acquireAsync(request(300));
+        Thread timer = new Thread(() -> this.clock.advance(Duration.ZERO), "timer");
+        timer.start();
+        PendingTake take = this.store.nextTake();
+        assertThat(admission.cancel(false)).isTrue();
+        take.answerTaken();
+        timer.join(PATIENCE.toMillis());
+        assertThat(timer.isAlive()).isFalse();
+        // what the store took went back with the permit: only the first call is in flight
+        assertThat(this.limiter.state().inFlight()).isOne();
+        assertThat(this.limiter.state().queued().total()).isZero();
+        permit.release(Permit.Outcome.SUCCESS);
+        assertThat(this.limiter.state().inFlight()).isZero();
+    }
+
     /** A call that waits for admission on a thread of its own. */
     private AsyncAcquire start(long inputTokens) {
         AsyncAcquire acquire = AsyncAcquire.start(this.limiter, request(inputTokens));

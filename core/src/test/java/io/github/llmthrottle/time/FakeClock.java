@@ -5,11 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A time source for tests that only moves when told to: its sleeps advance it and are
@@ -22,6 +26,11 @@ public final class FakeClock extends Clock implements TimeSource {
     private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
     private volatile Waits waits = Waits.REAL;
+
+    private final PriorityQueue<FakeTask> tasks = new PriorityQueue<>(
+            Comparator.comparingLong(FakeTask::at).thenComparingLong(FakeTask::sequence));
+
+    private final AtomicLong sequence = new AtomicLong();
 
     public FakeClock(Instant start) {
         this.nanos = new AtomicLong(start.getEpochSecond() * 1_000_000_000L + start.getNano());
@@ -67,8 +76,52 @@ public final class FakeClock extends Clock implements TimeSource {
         }
     }
 
+    /**
+     * Moves this clock forward, stopping at the time of each scheduled task due meanwhile
+     * to run it on the calling thread; {@code advance(Duration.ZERO)} runs those due now.
+     * @param duration how far
+     */
     public void advance(Duration duration) {
-        this.nanos.addAndGet(duration.toNanos());
+        long target = this.nanos.get() + duration.toNanos();
+        FakeTask due;
+        while ((due = nextDue(target)) != null) {
+            long at = due.at;
+            this.nanos.updateAndGet((now) -> Math.max(now, at));
+            due.task.run();
+        }
+        this.nanos.updateAndGet((now) -> Math.max(now, target));
+    }
+
+    private @Nullable FakeTask nextDue(long now) {
+        synchronized (this.tasks) {
+            FakeTask next = this.tasks.peek();
+            return (next != null && next.at <= now) ? this.tasks.poll() : null;
+        }
+    }
+
+    /**
+     * Keeps {@code task} until this clock is advanced to its time (tasks due at once run
+     * at the next {@link #advance}).
+     */
+    @Override
+    public Scheduled schedule(Runnable task, long nanos) {
+        FakeTask scheduled = new FakeTask(Nanos.saturatedAdd(nanoTime(), Math.max(nanos, 0)),
+                this.sequence.getAndIncrement(), task);
+        synchronized (this.tasks) {
+            this.tasks.add(scheduled);
+        }
+        return () -> {
+            synchronized (this.tasks) {
+                this.tasks.remove(scheduled);
+            }
+        };
+    }
+
+    /** How many scheduled tasks have not run yet (cancelled ones are gone). */
+    public int scheduledTasks() {
+        synchronized (this.tasks) {
+            return this.tasks.size();
+        }
     }
 
     public List<Duration> sleeps() {
@@ -110,6 +163,9 @@ public final class FakeClock extends Clock implements TimeSource {
     @Override
     public Clock withZone(ZoneId zone) {
         return this;
+    }
+
+    private record FakeTask(long at, long sequence, Runnable task) {
     }
 
     private enum Waits {
