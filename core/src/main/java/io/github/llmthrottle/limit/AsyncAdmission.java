@@ -41,6 +41,12 @@ final class AsyncAdmission {
     /** Calls admitted or failed, whose futures are completed once the lock is free. */
     private final ConcurrentLinkedQueue<Waiter> completed = new ConcurrentLinkedQueue<>();
 
+    /** How deep completions may nest on one thread ({@link #complete()}). */
+    static final int MAX_NESTING = 16;
+
+    /** How many loops completing this limiter's futures run on each thread. */
+    private final ThreadLocal<int[]> nesting = ThreadLocal.withInitial(() -> new int[1]);
+
     // Guarded by lock.
 
     private TimeSource.@Nullable Scheduled wakeTimer;
@@ -64,8 +70,11 @@ final class AsyncAdmission {
             CompletableFuture<Permit> future = Objects.requireNonNull(waiter.future);
             this.limiter.dispatchArrival(waiter, now);
             if (waiter.permit == null && waiter.failure == null) {
-                waiting(waiter, future, now);
+                waiter.deadlineTimer = this.timeSource.schedule(() -> expire(waiter),
+                        Nanos.saturatedSubtract(waiter.deadline, now));
             }
+            // even admitted at once, another thread may complete it after this returns
+            leaveWhenGivenUp(waiter, future);
             return future;
         }
         catch (LlmThrottleException ex) {
@@ -77,13 +86,8 @@ final class AsyncAdmission {
         }
     }
 
-    /**
-     * Starts the deadline of a call that waits, with the lock held; its future leaves the
-     * queue if its caller completes or cancels it.
-     */
-    private void waiting(Waiter waiter, CompletableFuture<Permit> future, long now) {
-        waiter.deadlineTimer = this.timeSource.schedule(() -> expire(waiter),
-                Nanos.saturatedSubtract(waiter.deadline, now));
+    /** Takes the call out of the queue if its caller completes or cancels its future. */
+    private void leaveWhenGivenUp(Waiter waiter, CompletableFuture<Permit> future) {
         future.whenComplete((permit, failure) -> {
             // Runs on the completing thread: the permit or failure this class gave it is
             // visible there, anything else came from its caller.
@@ -101,24 +105,45 @@ final class AsyncAdmission {
 
     /**
      * Completes the futures of the calls admitted or failed: called after the lock is
-     * released (by whoever held it, so no completion waits for a timer).
+     * released (by whoever held it, so no completion waits for a timer). What runs on a
+     * completion may release a permit and admit the next call, which completes it in a
+     * nested loop; past {@link #MAX_NESTING} nested loops on one thread, the loops
+     * already running complete it instead, so that a long chain of calls that each
+     * release as the next is admitted does not overflow the stack.
      */
     void complete() {
-        Waiter waiter;
-        while ((waiter = this.completed.poll()) != null) {
-            TimeSource.Scheduled timer = waiter.deadlineTimer;
-            if (timer != null) {
-                timer.cancel();
+        if (this.completed.isEmpty()) {
+            return;
+        }
+        int[] depth = this.nesting.get();
+        if (depth[0] >= MAX_NESTING) {
+            return;
+        }
+        depth[0]++;
+        try {
+            Waiter waiter;
+            while ((waiter = this.completed.poll()) != null) {
+                complete(waiter);
             }
-            CompletableFuture<Permit> future = waiter.future;
-            LimiterPermit permit = waiter.permit;
-            if (future != null && waiter.failure != null) {
-                future.completeExceptionally(waiter.failure);
-            }
-            else if (future != null && permit != null) {
-                // if its caller completed or cancelled it first, the permit went back
-                future.complete(permit);
-            }
+        }
+        finally {
+            depth[0]--;
+        }
+    }
+
+    private void complete(Waiter waiter) {
+        TimeSource.Scheduled timer = waiter.deadlineTimer;
+        if (timer != null) {
+            timer.cancel();
+        }
+        CompletableFuture<Permit> future = waiter.future;
+        LimiterPermit permit = waiter.permit;
+        if (future != null && waiter.failure != null) {
+            future.completeExceptionally(waiter.failure);
+        }
+        else if (future != null && permit != null) {
+            // if its caller completed or cancelled it first, the permit went back
+            future.complete(permit);
         }
     }
 

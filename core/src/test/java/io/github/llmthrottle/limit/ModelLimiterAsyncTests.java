@@ -1,8 +1,14 @@
 package io.github.llmthrottle.limit;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeoutException;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
@@ -10,9 +16,11 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.QueueFullException;
 import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.FakeClock;
+import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of {@link ModelLimiter#acquireAsync}: calls that wait holding no thread, in the
@@ -160,6 +168,58 @@ class ModelLimiterAsyncTests {
         assertThat(blocking).isNotNull();
         assertThat(this.clock.nanoTime() - FakeClock.at("2026-01-01T00:00:00Z").nanoTime())
             .isGreaterThanOrEqualTo(Duration.ofSeconds(120).toNanos());
+    }
+
+    @Test
+    void aLongChainOfCallsReleasingAsTheNextIsAdmittedDoesNotOverflowTheStack() {
+        ModelLimiter limiter = limiter(new ModelLimits(null, null, null, 1), 100_000);
+        Permit first = limiter.acquireAsync(request(Priority.NORMAL)).join();
+        List<CompletableFuture<Permit>> chain = new ArrayList<>();
+        for (int i = 0; i < 50_000; i++) {
+            CompletableFuture<Permit> admission = limiter.acquireAsync(request(Priority.NORMAL));
+            admission.thenAccept((permit) -> permit.release(Permit.Outcome.SUCCESS));
+            chain.add(admission);
+        }
+        first.release(Permit.Outcome.SUCCESS);
+        assertThat(chain).allMatch((admission) -> admission.isDone() && !admission.isCompletedExceptionally());
+        assertThat(limiter.state().inFlight()).isZero();
+        assertThat(limiter.state().queued().total()).isZero();
+    }
+
+    @Test
+    void manyThreadsAcquiringCancellingAndReleasingLeakNothing() throws Exception {
+        ModelLimiter limiter = new ModelLimiter("anthropic", "opus", new ModelLimits(null, null, null, 3), 10_000,
+                Duration.ofMinutes(10), (tenant) -> null, new LocalBucketStore(TimeSource.system()),
+                TimeSource.system(), LimiterOptions.WITHOUT_SLOW_START);
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        List<CompletableFuture<Permit>> admissions = new CopyOnWriteArrayList<>();
+        AtomicInteger cancelled = new AtomicInteger();
+        try {
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                threads.execute(() -> {
+                    for (int i = 0; i < 2_000; i++) {
+                        CompletableFuture<Permit> admission = limiter.acquireAsync(request(Priority.values()[i % 3]));
+                        admissions.add(admission);
+                        if ((i + thread) % 5 == 0 && admission.cancel(false)) {
+                            cancelled.incrementAndGet();
+                        }
+                        else {
+                            // released on whichever thread admits it, or this one
+                            admission.thenAcceptAsync((permit) -> permit.release(Permit.Outcome.SUCCESS), threads);
+                        }
+                    }
+                });
+            }
+            await().atMost(Duration.ofSeconds(30))
+                .until(() -> admissions.size() == 8_000 && admissions.stream().allMatch(CompletableFuture::isDone));
+            await().atMost(Duration.ofSeconds(30))
+                .until(() -> limiter.state().inFlight() == 0 && limiter.state().queued().total() == 0);
+            assertThat(admissions).filteredOn(CompletableFuture::isCancelled).hasSize(cancelled.get());
+        }
+        finally {
+            threads.shutdownNow();
+        }
     }
 
 }
