@@ -1,5 +1,8 @@
 package io.github.llmthrottle.sdk.autoconfigure;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
 import com.anthropic.core.http.Interceptor;
 import com.openai.core.http.HttpClient;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
@@ -7,10 +10,13 @@ import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
 import io.github.llmthrottle.sdk.OpenAiSdkThrottling;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -21,8 +27,12 @@ import org.springframework.context.annotation.Configuration;
  * ({@code AnthropicOkHttpClient.builder().addInterceptor(throttling.interceptor("anthropic")).maxRetries(0)}),
  * and {@link OpenAiSdkThrottling}, whose HTTP client the user gives the client options
  * ({@code ClientOptions.builder().httpClient(throttling.httpClient("openai", OkHttpClient.builder().build()))}).
+ * Their asynchronous requests wait for admission on the application's task executor
+ * (Boot's {@code applicationTaskExecutor}, or the one {@link Executor} bean the
+ * application defines instead), not on {@link ForkJoinPool#commonPool()}, which is left
+ * only to an application with neither.
  */
-@AutoConfiguration(after = LlmThrottleAutoConfiguration.class)
+@AutoConfiguration(after = { LlmThrottleAutoConfiguration.class, TaskExecutionAutoConfiguration.class })
 @ConditionalOnBean(LlmThrottleRegistry.class)
 public final class LlmThrottleSdkAutoConfiguration {
 
@@ -32,8 +42,11 @@ public final class LlmThrottleSdkAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        AnthropicSdkThrottling llmThrottleAnthropicSdkThrottling(LlmThrottleRegistry registry) {
-            return new AnthropicSdkThrottling(registry);
+        AnthropicSdkThrottling llmThrottleAnthropicSdkThrottling(LlmThrottleRegistry registry,
+                @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
+                ObjectProvider<Executor> executors) {
+            return new AnthropicSdkThrottling(registry,
+                    taskExecutor.getIfAvailable(() -> executors.getIfUnique(ForkJoinPool::commonPool)));
         }
 
     }
@@ -44,8 +57,11 @@ public final class LlmThrottleSdkAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OpenAiSdkThrottling llmThrottleOpenAiSdkThrottling(LlmThrottleRegistry registry) {
-            return new OpenAiSdkThrottling(registry);
+        OpenAiSdkThrottling llmThrottleOpenAiSdkThrottling(LlmThrottleRegistry registry,
+                @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
+                ObjectProvider<Executor> executors) {
+            return new OpenAiSdkThrottling(registry,
+                    taskExecutor.getIfAvailable(() -> executors.getIfUnique(ForkJoinPool::commonPool)));
         }
 
     }
