@@ -14,6 +14,7 @@ import io.github.llmthrottle.store.TokenBucket;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one Lua script that {@link RedisBucketStore} runs: it refills every bucket of one
@@ -46,10 +47,15 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
  * which the next commands of the instances that still know theirs send again; a burst no
  * instance knows any more stays until the key expires (it only holds the bucket lower).
  * An absent bucket is created full; every bucket written expires 10 s after it would be
- * full again. Time is the caller's, as with Bucket4j's client-side clock, so that
- * instances agree as far as their clocks do, and a time earlier than the bucket's is
- * taken as no time passed. Arguments: the operation, the time, how many of the keys are
- * the model's, then the capacity, version, burst and amount of each key.
+ * full again. Time is the Redis server's ({@code TIME}, which a script may read before
+ * writing since Redis 5 replicates a script's effects rather than the script), not the
+ * callers': an instance whose clock is off by minutes would otherwise freeze the refill
+ * for every other instance (its stamp ahead of theirs) or fill the buckets at once (its
+ * time far after the stamp). A time earlier than the bucket's (the server's clock set
+ * back) is taken as no time passed. Arguments: the operation, the time to use instead of
+ * the server's (microseconds, empty for the server's: only tests that move a fake clock
+ * give one), how many of the keys are the model's, then the capacity, version, burst and
+ * amount of each key.
  * <ul>
  * <li>{@code take}: takes the amount of every bucket if each holds it, otherwise nothing,
  * and answers how long the model's and the tenant's buckets need to hold it
@@ -72,6 +78,11 @@ final class RedisBucketScript {
     static final String SOURCE = """
             local op = ARGV[1]
             local now = tonumber(ARGV[2])
+            if now == nil then
+              local time = redis.call('TIME')
+              now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+            end
+            local nowText = string.format('%.17g', now)
             local models = tonumber(ARGV[3])
             local MINUTE = 60000000
             local n = #KEYS
@@ -84,7 +95,7 @@ final class RedisBucketScript {
               local tokens, stamp, sc, sv, sb = tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4]), tonumber(s[5])
               ts[i] = s[2]
               if tokens == nil or stamp == nil or sc == nil or sv == nil then
-                tokens, stamp, sc, sv, sb, ts[i] = nil, now, capacity, version, 0, ARGV[2]
+                tokens, stamp, sc, sv, sb, ts[i] = nil, now, capacity, version, 0, nowText
               elseif version > sv then
                 sc, sv, sb = capacity, version, 0
               end
@@ -95,7 +106,7 @@ final class RedisBucketScript {
               if tokens == nil or tokens > cap then tokens = cap end
               if now > stamp then
                 if tokens < cap then tokens = math.min(cap, tokens + (now - stamp) * sc / MINUTE) end
-                ts[i] = ARGV[2]
+                ts[i] = nowText
               end
               t[i], c[i], v[i], b[i], k[i] = tokens, sc, sv, sb, cap
             end
@@ -148,7 +159,8 @@ final class RedisBucketScript {
      * the rare case that the server does not know it (restarted, or its scripts flushed).
      * @param commands the connection's commands
      * @param operation what to do
-     * @param nowMicros the time now, microseconds since the epoch
+     * @param nowMicros the time to use instead of the Redis server's, microseconds since
+     * the epoch, {@code null} for the server's
      * @param modelBuckets how many of the buckets are the model's (for the waits of a
      * take)
      * @param buckets the buckets
@@ -156,11 +168,11 @@ final class RedisBucketScript {
      * @return the answer, when it comes
      */
     static CompletableFuture<Reply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
-            long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts) {
+            @Nullable Long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts) {
         String[] keys = new String[buckets.length];
         String[] args = new String[3 + 4 * buckets.length];
         args[0] = operation.argument;
-        args[1] = Long.toString(nowMicros);
+        args[1] = (nowMicros != null) ? Long.toString(nowMicros) : "";
         args[2] = Integer.toString(modelBuckets);
         for (int i = 0; i < buckets.length; i++) {
             RedisBucket.Limit limit = buckets[i].limit();

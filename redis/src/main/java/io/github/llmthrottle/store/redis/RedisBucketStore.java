@@ -1,5 +1,6 @@
 package io.github.llmthrottle.store.redis;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -81,6 +82,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private final TimeSource timeSource;
 
+    /** The time of the shared buckets, {@code null} for the Redis server's. */
+    private final @Nullable Clock serverClock;
+
     /**
      * The local buckets that stand in for the shared ones while Redis does not answer.
      */
@@ -104,11 +108,29 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      * @param timeout longest wait for one Redis command, and for the connection
      * @param retryInterval how long to do without Redis after a failure before trying it
      * again
-     * @param timeSource time of the buckets (its wall clock) and of the back-off (its
-     * monotonic clock)
+     * @param timeSource what this instance shows of the buckets between answers and the
+     * local buckets standing in for Redis (its wall clock), and the back-off (its
+     * monotonic clock); the shared buckets run on the Redis server's time
      */
     public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
             Duration retryInterval, TimeSource timeSource) {
+        this(client, keyPrefix, onFailure, timeout, retryInterval, timeSource, null);
+    }
+
+    /**
+     * Creates a store whose shared buckets run on the given clock rather than the Redis
+     * server's: a test stands a fake clock it moves in for the server's, which every
+     * instance of the test shares.
+     * @param client the client to open the store's connection with; it stays the caller's
+     * @param keyPrefix prefix of the Redis keys
+     * @param onFailure what to do without Redis
+     * @param timeout longest wait for one Redis command, and for the connection
+     * @param retryInterval how long to do without Redis after a failure
+     * @param timeSource this instance's time, as for the other constructor
+     * @param serverClock the shared buckets' time, {@code null} for the Redis server's
+     */
+    public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
+            Duration retryInterval, TimeSource timeSource, @Nullable Clock serverClock) {
         if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
             throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
         }
@@ -122,6 +144,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.onFailure = onFailure;
         this.timeout = timeout;
         this.timeSource = timeSource;
+        this.serverClock = serverClock;
         this.local = new LocalFallback(timeSource);
         this.sender = Executors.newSingleThreadExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "llm-throttle-redis-send");
@@ -159,7 +182,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         Throwable cause = null;
         if (connection != null) {
             long now = nowMicros();
-            CompletableFuture<Reply> command = run(connection, Operation.TAKE, now, modelBuckets, buckets, costs);
+            CompletableFuture<Reply> command = run(connection, Operation.TAKE, modelBuckets, buckets, costs);
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
@@ -215,8 +238,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.redis.close();
     }
 
-    private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
+    private CompletableFuture<Reply> run(Connection connection, Operation operation, int modelBuckets,
             RedisBucket[] buckets, long[] amounts) {
+        Long nowMicros = (this.serverClock != null) ? micros(this.serverClock.instant()) : null;
         return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, buckets, amounts);
     }
 
@@ -233,7 +257,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                     return;
                 }
                 long now = nowMicros();
-                run(connection, operation, now, buckets.length, buckets, amounts)
+                run(connection, operation, buckets.length, buckets, amounts)
                     .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
                     .whenComplete((reply, failure) -> {
                         if (failure != null) {
@@ -302,8 +326,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     long nowMicros() {
-        Instant now = this.timeSource.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+        return micros(this.timeSource.instant());
+    }
+
+    private static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1000;
     }
 
     long nextVersion() {
