@@ -12,6 +12,7 @@ import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.limit.AdmissionQueue.Blocker;
 import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
+import io.github.llmthrottle.store.BucketKeys;
 import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.Settlement;
 import io.github.llmthrottle.store.SharedBucketStore;
@@ -284,6 +285,10 @@ final class AdmissionGate {
             return;
         }
         this.concurrency.revoke();
+        if (take != null && take.pauseNanos() > 0) {
+            // another instance was told to wait: so is this one, until the same time
+            this.pause.extendTo(Nanos.saturatedAdd(now, take.pauseNanos()));
+        }
         if (take == null) {
             waiter.fail(new SharedStoreUnavailableException(this.limiter.client(), this.limiter.model(),
                     (failure != null) ? failure.getRetryAfter() : null, failure));
@@ -303,6 +308,21 @@ final class AdmissionGate {
         // what the store says, not the recheck: other instances may give back sooner
         waiter.retryBeyondDeadline = blocker == Blocker.MODEL && Nanos.saturatedAdd(now, modelWait) > waiter.deadline;
         waiter.beyondDeadline = waiter.retryBeyondDeadline;
+    }
+
+    /**
+     * Pauses the model until {@code until}, and every instance sharing the store for
+     * {@code wait} of the store's time (sent without waiting).
+     * @param until the end of the pause, in nanoseconds of the limiter's clock
+     * @param wait how long the provider asked to wait
+     */
+    void pause(long until, Duration wait) {
+        this.pause.extendTo(until);
+        if (this.shared != null && !wait.isNegative()) {
+            long spacing = ModelPause.spacing(this.calibration.effectiveLimit(Dimension.REQUESTS));
+            this.shared.pause(BucketKeys.model(this.limiter.client(), this.limiter.model()), wait,
+                    Duration.ofNanos(spacing));
+        }
     }
 
     /** Forgets the take of a call that leaves the queue while taking. */

@@ -1,5 +1,7 @@
 package io.github.llmthrottle.store.redis;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +23,7 @@ import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
+import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -81,6 +84,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     private final Duration timeout;
 
     private final TimeSource timeSource;
+
+    /** Who pauses a model, as the other instances see it: {@code pid@host}. */
+    private final String instanceId = ProcessHandle.current().pid() + "@" + hostName();
 
     /** The time of the shared buckets, {@code null} for the Redis server's. */
     private final @Nullable Clock serverClock;
@@ -182,7 +188,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         Throwable cause = null;
         if (connection != null) {
             long now = nowMicros();
-            CompletableFuture<Reply> command = run(connection, Operation.TAKE, modelBuckets, buckets, costs);
+            CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
+                    modelBuckets, buckets, costs, pauseKey(buckets[0].key));
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
@@ -193,7 +200,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                 if (reply.taken()) {
                     return new Take(new RedisSettlement(connection, buckets), 0, 0);
                 }
-                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()));
+                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()),
+                        nanos(reply.pauseWaitMicros()));
             }
             cause = answer.failure();
         }
@@ -238,10 +246,35 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.redis.close();
     }
 
-    private CompletableFuture<Reply> run(Connection connection, Operation operation, int modelBuckets,
-            RedisBucket[] buckets, long[] amounts) {
-        Long nowMicros = (this.serverClock != null) ? micros(this.serverClock.instant()) : null;
-        return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, buckets, amounts);
+    @Override
+    public void pause(String modelKey, Duration wait, Duration spacing) {
+        Connection connection = this.redis.current();
+        if (connection == null) {
+            return;
+        }
+        execute(() -> RedisBucketScript
+            .pause(connection.commands(), serverNow(), this.keyPrefix + ":" + modelKey + ":pause", micros(wait),
+                    micros(spacing), this.instanceId)
+            .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+            .whenComplete((reply, failure) -> {
+                if (failure != null) {
+                    logger.debug("A pause could not be shared through Redis", failure);
+                }
+            }));
+    }
+
+    /**
+     * The key of the model's shared pause, in the slot of its buckets: the hash tag a
+     * bucket key starts with ({@code BucketKeys}), {@code null} for a key without one.
+     */
+    private @Nullable String pauseKey(String bucketKey) {
+        int end = bucketKey.indexOf('}');
+        return (bucketKey.startsWith("{") && end > 0)
+                ? this.keyPrefix + ":" + bucketKey.substring(0, end + 1) + ":pause" : null;
+    }
+
+    private @Nullable Long serverNow() {
+        return (this.serverClock != null) ? micros(this.serverClock.instant()) : null;
     }
 
     /**
@@ -257,7 +290,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                     return;
                 }
                 long now = nowMicros();
-                run(connection, operation, buckets.length, buckets, amounts)
+                RedisBucketScript
+                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null)
                     .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
                     .whenComplete((reply, failure) -> {
                         if (failure != null) {
@@ -333,10 +367,23 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1000;
     }
 
+    private static long micros(Duration duration) {
+        return duration.isNegative() ? 0 : Nanos.of(duration) / 1000;
+    }
+
     long nextVersion() {
         // Wall-clock millis: every instance orders the limits it sets by the same time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (IOException ex) {
+            return "unknown-host";
+        }
     }
 
     @Override

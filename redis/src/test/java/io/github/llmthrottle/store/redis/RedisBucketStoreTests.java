@@ -72,13 +72,7 @@ class RedisBucketStoreTests {
         for (AutoCloseable closeable : this.closeables) {
             closeable.close();
         }
-        RedisClient client = client(TestRedis.port());
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            List<String> keys = connection.sync().keys(this.prefix + ":*");
-            if (!keys.isEmpty()) {
-                connection.sync().del(keys.toArray(String[]::new));
-            }
-        }
+        TestRedis.deleteKeys(this.prefix);
         this.clients.forEach(RedisClient::shutdown);
     }
 
