@@ -279,6 +279,17 @@ final class AdmissionGate {
         }
         waiter.taking = null;
         this.taker = null;
+        Settlement settlement = (take != null) ? take.settlement() : null;
+        if (settlement != null && this.pause.holds(now)) {
+            // paused while its take was out: granted before the pause reached the store,
+            // but this instance knows better than to send it now
+            long[] giveBack = demand.costs().clone();
+            for (int i = 0; i < giveBack.length; i++) {
+                giveBack[i] = -giveBack[i];
+            }
+            settlement.adjust(giveBack, this.limiter.gaveBack);
+            take = new SharedBucketStore.Take(null, 0, 0);
+        }
         if (take != null && take.settlement() != null) {
             admit(waiter, new Reservation(demand.dimensions(), take.settlement(), waiter.request.inputTokens(),
                     waiter.request.outputTokens()), now, demand.inFlight());

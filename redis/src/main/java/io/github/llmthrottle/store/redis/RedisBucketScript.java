@@ -123,7 +123,7 @@ final class RedisBucketScript {
                   pauseWait = pu - now
                 elseif now < pn then
                   slotWait = pn - now
-                elseif now > pn + ps then
+                elseif now > pn + 2 * ps then
                   redis.call('DEL', pauseKey)
                 else
                   spacing = ps

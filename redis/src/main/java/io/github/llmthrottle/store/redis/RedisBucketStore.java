@@ -252,7 +252,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         if (connection == null) {
             return;
         }
-        execute(() -> RedisBucketScript
+        // sent at once from the caller's thread (Lettuce only queues it), ahead of the
+        // store's own queue of settlements: every take the pause misses is a call sent
+        RedisBucketScript
             .pause(connection.commands(), serverNow(), this.keyPrefix + ":" + modelKey + ":pause", micros(wait),
                     micros(spacing), this.instanceId)
             .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
@@ -260,7 +262,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                 if (failure != null) {
                     logger.debug("A pause could not be shared through Redis", failure);
                 }
-            }));
+            });
     }
 
     /**

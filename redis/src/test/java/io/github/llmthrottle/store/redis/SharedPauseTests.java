@@ -84,9 +84,9 @@ class SharedPauseTests {
         this.clock.advance(Duration.ofMillis(100));
         assertThat(admitted(first)).isTrue();
         assertThat(admitted(second)).isFalse();
-        // a whole spacing without a call: the pile-up has gone, calls go as the buckets
+        // two spacings without a call: the pile-up has gone, calls go as the buckets
         // allow
-        this.clock.advance(Duration.ofMillis(201));
+        this.clock.advance(Duration.ofMillis(301));
         assertThat(admitted(second)).isTrue();
         assertThat(admitted(first)).isTrue();
         assertThat(admitted(second)).isTrue();
