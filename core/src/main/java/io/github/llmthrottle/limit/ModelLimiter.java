@@ -355,8 +355,7 @@ public final class ModelLimiter implements Admission {
      * @param serverWait how long the server asked to wait
      */
     public void pause(Duration serverWait) {
-        // shared with the other instances by a store that only sends it: fine under the
-        // lock
+        // a shared store only sends it on: fine under the lock
         update((now) -> this.gate.pause(Nanos.saturatedAdd(now, Nanos.of(serverWait)), serverWait));
     }
 
