@@ -12,6 +12,7 @@ import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.TenantQuotaExceededException;
 import io.github.llmthrottle.limit.AdmissionQueue.Blocker;
 import io.github.llmthrottle.limit.AdmissionQueue.Waiter;
+import io.github.llmthrottle.store.BucketKeys;
 import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.Settlement;
 import io.github.llmthrottle.store.SharedBucketStore;
@@ -278,12 +279,27 @@ final class AdmissionGate {
         }
         waiter.taking = null;
         this.taker = null;
+        Settlement settlement = (take != null) ? take.settlement() : null;
+        if (settlement != null && this.pause.holds(now)) {
+            // paused while its take was out: granted before the pause reached the store,
+            // but this instance knows better than to send it now
+            long[] giveBack = demand.costs().clone();
+            for (int i = 0; i < giveBack.length; i++) {
+                giveBack[i] = -giveBack[i];
+            }
+            settlement.adjust(giveBack, this.limiter.gaveBack);
+            take = new SharedBucketStore.Take(null, 0, 0);
+        }
         if (take != null && take.settlement() != null) {
             admit(waiter, new Reservation(demand.dimensions(), take.settlement(), waiter.request.inputTokens(),
                     waiter.request.outputTokens()), now, demand.inFlight());
             return;
         }
         this.concurrency.revoke();
+        if (take != null && take.pauseNanos() > 0) {
+            // another instance was told to wait: so is this one, until the same time
+            this.pause.extendTo(Nanos.saturatedAdd(now, take.pauseNanos()));
+        }
         if (take == null) {
             waiter.fail(new SharedStoreUnavailableException(this.limiter.client(), this.limiter.model(),
                     (failure != null) ? failure.getRetryAfter() : null, failure));
@@ -303,6 +319,21 @@ final class AdmissionGate {
         // what the store says, not the recheck: other instances may give back sooner
         waiter.retryBeyondDeadline = blocker == Blocker.MODEL && Nanos.saturatedAdd(now, modelWait) > waiter.deadline;
         waiter.beyondDeadline = waiter.retryBeyondDeadline;
+    }
+
+    /**
+     * Pauses the model until {@code until}, and every instance sharing the store for
+     * {@code wait} of the store's time (sent without waiting).
+     * @param until the end of the pause, in nanoseconds of the limiter's clock
+     * @param wait how long the provider asked to wait
+     */
+    void pause(long until, Duration wait) {
+        this.pause.extendTo(until);
+        if (this.shared != null && !wait.isNegative()) {
+            long spacing = ModelPause.spacing(this.calibration.effectiveLimit(Dimension.REQUESTS));
+            this.shared.pause(BucketKeys.model(this.limiter.client(), this.limiter.model()), wait,
+                    Duration.ofNanos(spacing));
+        }
     }
 
     /** Forgets the take of a call that leaves the queue while taking. */

@@ -354,17 +354,17 @@ public final class ModelLimiter implements Admission {
      * @param serverWait how long the server asked to wait
      */
     public void pause(Duration serverWait) {
-        update((now) -> this.pause.extendTo(Nanos.saturatedAdd(now, Nanos.of(serverWait))));
+        // a shared store only sends it on: fine under the lock
+        update((now) -> this.gate.pause(Nanos.saturatedAdd(now, Nanos.of(serverWait)), serverWait));
     }
 
     /**
-     * Holds every call of this model until {@code until}; an earlier instant than a pause
-     * already in force changes nothing. When the pause ends, waiting calls are admitted
-     * one at a time.
+     * Holds every call of this model until {@code until}, as {@link #pause(Duration)}
+     * does; an earlier instant than a pause already in force changes nothing.
      * @param until when calls may go again
      */
     public void pauseUntil(Instant until) {
-        update((now) -> this.pause.extendTo(Nanos.saturatedAdd(now, Nanos.between(this.timeSource.instant(), until))));
+        pause(Duration.between(this.timeSource.instant(), until));
     }
 
     /**

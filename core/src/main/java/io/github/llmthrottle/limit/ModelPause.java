@@ -112,7 +112,11 @@ final class ModelPause {
         return wait;
     }
 
-    private static long spacing(@Nullable Long requestsPerMinute) {
+    /**
+     * The time between two calls released after a pause.
+     * @param requestsPerMinute the request limit in force, {@code null} for none
+     */
+    static long spacing(@Nullable Long requestsPerMinute) {
         if (requestsPerMinute == null) {
             return SPACING_WITHOUT_REQUEST_LIMIT;
         }

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.store;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -31,14 +32,41 @@ public interface SharedBucketStore extends BucketStore {
             throws InterruptedException;
 
     /**
+     * Pauses a model on every instance that shares the store, after a 429 or a
+     * retry-after: no {@link #take} of its buckets is granted before the store's time now
+     * plus {@code wait} (a later pause in force stays), and the takes after it go one per
+     * {@code spacing} across all instances until the calls that piled up have gone.
+     * Returns at once, never waiting for the store; a store that cannot be reached drops
+     * it (each instance still pauses itself). By default nothing is shared.
+     * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
+     * @param wait how long the provider asked to wait
+     * @param spacing the time between two calls released after the pause
+     */
+    default void pause(String modelKey, Duration wait, Duration spacing) {
+    }
+
+    /**
      * The answer to one {@link SharedBucketStore#take}.
      *
      * @param settlement where to settle what was taken, {@code null} if nothing was
      * @param modelWaitNanos how long until the model's buckets would hold what they lack
      * ({@code 0} if they do, {@link Long#MAX_VALUE} if they never will)
      * @param tenantWaitNanos the same for the tenant's buckets
+     * @param pauseNanos how long a pause of the model shared by the store still holds
+     * ({@link #pause}; {@code 0} for none)
      */
-    record Take(@Nullable Settlement settlement, long modelWaitNanos, long tenantWaitNanos) {
+    record Take(@Nullable Settlement settlement, long modelWaitNanos, long tenantWaitNanos, long pauseNanos) {
+
+        /**
+         * An answer that says nothing of a shared pause.
+         * @param settlement where to settle what was taken, {@code null} if nothing was
+         * @param modelWaitNanos how long until the model's buckets would hold what they
+         * lack
+         * @param tenantWaitNanos the same for the tenant's buckets
+         */
+        public Take(@Nullable Settlement settlement, long modelWaitNanos, long tenantWaitNanos) {
+            this(settlement, modelWaitNanos, tenantWaitNanos, 0);
+        }
 
         /** Whether every bucket was taken. */
         public boolean taken() {

@@ -52,7 +52,10 @@ class ModelLimiterRedisTests {
 
     private static final Duration PATIENCE = Duration.ofSeconds(10);
 
-    private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
+    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+    /** The instances' time, and the shared buckets' (standing in for the server's). */
+    private final FakeClock clock = new FakeClock(START);
 
     private final String prefix = "llm-throttle-test-" + UUID.randomUUID();
 
@@ -403,7 +406,7 @@ class ModelLimiterRedisTests {
             }
         });
         RedisBucketStore store = new RedisBucketStore(client, this.prefix, onFailure, timeout, Duration.ofSeconds(2),
-                this.clock);
+                this.clock, this.clock);
         this.closeables.add(0, store);
         return store;
     }

@@ -7,6 +7,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 import redis.embedded.RedisServer;
 
@@ -44,6 +48,23 @@ public final class TestRedis {
      */
     public static String uri() {
         return "redis://" + HOST + ":" + port();
+    }
+
+    /**
+     * Deletes the keys a test wrote under its prefix.
+     * @param prefix the prefix of the test's keys
+     */
+    public static void deleteKeys(String prefix) {
+        RedisClient client = RedisClient.create(uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            List<String> keys = connection.sync().keys(prefix + ":*");
+            if (!keys.isEmpty()) {
+                connection.sync().del(keys.toArray(String[]::new));
+            }
+        }
+        finally {
+            client.shutdown();
+        }
     }
 
     /**

@@ -14,6 +14,7 @@ import io.github.llmthrottle.store.TokenBucket;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one Lua script that {@link RedisBucketStore} runs: it refills every bucket of one
@@ -32,7 +33,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
  *
  * <p>
  * Each bucket is a hash under its own key: {@code t} tokens (may be negative after an
- * overdraft), {@code ts} the time of {@code t} (microseconds of the callers' wall clock),
+ * overdraft), {@code ts} the time of {@code t} (microseconds of the server's clock),
  * {@code c} the capacity per minute and {@code v} its version (a newer version from any
  * instance replaces the capacity, keeping the tokens within it), and {@code b} the burst
  * the provider can take, learned from its headers ({@link BurstCapacity}; {@code 0} for
@@ -46,21 +47,37 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
  * which the next commands of the instances that still know theirs send again; a burst no
  * instance knows any more stays until the key expires (it only holds the bucket lower).
  * An absent bucket is created full; every bucket written expires 10 s after it would be
- * full again. Time is the caller's, as with Bucket4j's client-side clock, so that
- * instances agree as far as their clocks do, and a time earlier than the bucket's is
- * taken as no time passed. Arguments: the operation, the time, how many of the keys are
- * the model's, then the capacity, version, burst and amount of each key.
+ * full again. Time is the Redis server's ({@code TIME}, which a script may read before
+ * writing since Redis 5 replicates a script's effects rather than the script), not the
+ * callers': an instance whose clock is off by minutes would otherwise freeze the refill
+ * for every other instance (its stamp ahead of theirs) or fill the buckets at once (its
+ * time far after the stamp). A time earlier than the bucket's (the server's clock set
+ * back) is taken as no time passed. Arguments: the operation, the time to use instead of
+ * the server's (microseconds, empty for the server's: only tests that move a fake clock
+ * give one), how many of the keys are the model's, whether the last key is the model's
+ * pause, the pause's wait, spacing and author (for {@code pause}), then the capacity,
+ * version, burst and amount of each bucket key.
+ *
+ * <p>
+ * The pause after a 429 is shared the same way: a hash under the model's pause key (in
+ * its buckets' slot) with {@code until} (server microseconds), {@code next} (when the
+ * next call released after the pause may go), {@code spacing}, {@code by} and {@code at}
+ * (who paused it, when). While it holds, a take of the model takes nothing and waits for
+ * it; after it, takes across the fleet go one per spacing (each moves {@code next}),
+ * until a whole spacing passes without one (the pile-up has drained) and the key is
+ * deleted.
  * <ul>
  * <li>{@code take}: takes the amount of every bucket if each holds it, otherwise nothing,
  * and answers how long the model's and the tenant's buckets need to hold it
  * (microseconds, {@code -1} for an amount above the burst or capacity);</li>
  * <li>{@code adjust}: takes the amount of every bucket whatever it holds (a negative
  * amount gives back, never above the burst or capacity);</li>
- * <li>{@code cap}: lowers every bucket to at most the amount.</li>
+ * <li>{@code cap}: lowers every bucket to at most the amount;</li>
+ * <li>{@code pause}: pauses the model (no bucket keys), unless a later pause holds.</li>
  * </ul>
- * The answer: {@code 1} if taken (always for {@code adjust} and {@code cap}), the model's
- * and the tenant's waits, then what each bucket holds, rounded down, then the burst each
- * is held at ({@code 0} for none).
+ * The answer: {@code 1} if taken (always for {@code adjust}, {@code cap} and
+ * {@code pause}), the model's and the tenant's waits, how long the pause holds, then what
+ * each bucket holds, rounded down, then the burst each is held at ({@code 0} for none).
  *
  * <p>
  * In a Redis Cluster all keys of one script must be in one slot: the bucket keys of one
@@ -72,19 +89,57 @@ final class RedisBucketScript {
     static final String SOURCE = """
             local op = ARGV[1]
             local now = tonumber(ARGV[2])
+            if now == nil then
+              local time = redis.call('TIME')
+              now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+            end
+            local nowText = string.format('%.17g', now)
             local models = tonumber(ARGV[3])
             local MINUTE = 60000000
             local n = #KEYS
+            local pauseKey = nil
+            if ARGV[4] == '1' then
+              pauseKey = KEYS[n]
+              n = n - 1
+            end
+            if op == 'pause' then
+              local s = redis.call('HMGET', pauseKey, 'until')
+              local untilNow = tonumber(s[1])
+              local untilNew = now + tonumber(ARGV[5])
+              if untilNow == nil or untilNew > untilNow then
+                redis.call('HSET', pauseKey, 'until', string.format('%.17g', untilNew), 'next', string.format('%.17g', untilNew),
+                  'spacing', ARGV[6], 'by', ARGV[7], 'at', nowText)
+                untilNow = untilNew
+              end
+              redis.call('PEXPIRE', pauseKey, math.ceil((untilNow - now) / 1000) + 60000)
+              return {1, 0, 0, untilNow - now}
+            end
+            local pauseWait, slotWait, spacing = 0, 0, nil
+            if pauseKey ~= nil then
+              local s = redis.call('HMGET', pauseKey, 'until', 'next', 'spacing')
+              local pu, pn, ps = tonumber(s[1]), tonumber(s[2]), tonumber(s[3])
+              if pu ~= nil and pn ~= nil and ps ~= nil then
+                if now < pu then
+                  pauseWait = pu - now
+                elseif now < pn then
+                  slotWait = pn - now
+                elseif now > pn + 2 * ps then
+                  redis.call('DEL', pauseKey)
+                else
+                  spacing = ps
+                end
+              end
+            end
             local t, c, v, b, k, ts, a = {}, {}, {}, {}, {}, {}, {}
             for i = 1, n do
-              local j = 4 + (i - 1) * 4
+              local j = 8 + (i - 1) * 4
               local capacity, version, burst = tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2])
               a[i] = tonumber(ARGV[j + 3])
               local s = redis.call('HMGET', KEYS[i], 't', 'ts', 'c', 'v', 'b')
               local tokens, stamp, sc, sv, sb = tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4]), tonumber(s[5])
               ts[i] = s[2]
               if tokens == nil or stamp == nil or sc == nil or sv == nil then
-                tokens, stamp, sc, sv, sb, ts[i] = nil, now, capacity, version, 0, ARGV[2]
+                tokens, stamp, sc, sv, sb, ts[i] = nil, now, capacity, version, 0, nowText
               elseif version > sv then
                 sc, sv, sb = capacity, version, 0
               end
@@ -95,7 +150,7 @@ final class RedisBucketScript {
               if tokens == nil or tokens > cap then tokens = cap end
               if now > stamp then
                 if tokens < cap then tokens = math.min(cap, tokens + (now - stamp) * sc / MINUTE) end
-                ts[i] = ARGV[2]
+                ts[i] = nowText
               end
               t[i], c[i], v[i], b[i], k[i] = tokens, sc, sv, sb, cap
             end
@@ -113,8 +168,16 @@ final class RedisBucketScript {
                   end
                 end
               end
+              local held = math.max(pauseWait, slotWait)
+              if held > 0 then
+                taken = 0
+                if modelWait >= 0 and held > modelWait then modelWait = held end
+              end
               if taken == 1 then
                 for i = 1, n do t[i] = t[i] - a[i] end
+                if spacing ~= nil then
+                  redis.call('HSET', pauseKey, 'next', string.format('%.17g', now + spacing))
+                end
               end
             elseif op == 'adjust' then
               for i = 1, n do t[i] = math.min(k[i], t[i] - a[i]) end
@@ -123,15 +186,15 @@ final class RedisBucketScript {
                 if t[i] > a[i] then t[i] = a[i] end
               end
             end
-            local reply = {taken, modelWait, tenantWait}
+            local reply = {taken, modelWait, tenantWait, pauseWait}
             for i = 1, n do
               local ttl = 10000
               if t[i] < k[i] then ttl = ttl + math.ceil((k[i] - t[i]) * 60000 / c[i]) end
               redis.call('HSET', KEYS[i], 't', string.format('%.17g', t[i]), 'ts', ts[i],
                 'c', string.format('%.17g', c[i]), 'v', string.format('%.17g', v[i]), 'b', string.format('%.17g', b[i]))
               redis.call('PEXPIRE', KEYS[i], ttl)
-              reply[3 + i] = math.floor(t[i])
-              if k[i] < c[i] then reply[3 + n + i] = math.floor(k[i]) else reply[3 + n + i] = 0 end
+              reply[4 + i] = math.floor(t[i])
+              if k[i] < c[i] then reply[4 + n + i] = math.floor(k[i]) else reply[4 + n + i] = 0 end
             end
             return reply
             """;
@@ -148,28 +211,71 @@ final class RedisBucketScript {
      * the rare case that the server does not know it (restarted, or its scripts flushed).
      * @param commands the connection's commands
      * @param operation what to do
-     * @param nowMicros the time now, microseconds since the epoch
+     * @param nowMicros the time to use instead of the Redis server's, microseconds since
+     * the epoch, {@code null} for the server's
      * @param modelBuckets how many of the buckets are the model's (for the waits of a
      * take)
      * @param buckets the buckets
      * @param amounts the amount of each
+     * @param pauseKey the model's pause key, in its buckets' slot, {@code null} for none
      * @return the answer, when it comes
      */
     static CompletableFuture<Reply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
-            long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts) {
-        String[] keys = new String[buckets.length];
-        String[] args = new String[3 + 4 * buckets.length];
-        args[0] = operation.argument;
-        args[1] = Long.toString(nowMicros);
-        args[2] = Integer.toString(modelBuckets);
+            @Nullable Long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts,
+            @Nullable String pauseKey) {
+        String[] keys = new String[buckets.length + ((pauseKey != null) ? 1 : 0)];
+        String[] args = new String[7 + 4 * buckets.length];
+        fill(args, operation, nowMicros, modelBuckets, pauseKey);
         for (int i = 0; i < buckets.length; i++) {
             RedisBucket.Limit limit = buckets[i].limit();
             keys[i] = buckets[i].redisKey;
-            args[3 + 4 * i] = Long.toString(limit.perMinute());
-            args[4 + 4 * i] = Long.toString(limit.version());
-            args[5 + 4 * i] = Long.toString(buckets[i].burst());
-            args[6 + 4 * i] = Long.toString(amounts[i]);
+            args[7 + 4 * i] = Long.toString(limit.perMinute());
+            args[8 + 4 * i] = Long.toString(limit.version());
+            args[9 + 4 * i] = Long.toString(buckets[i].burst());
+            args[10 + 4 * i] = Long.toString(amounts[i]);
         }
+        if (pauseKey != null) {
+            keys[buckets.length] = pauseKey;
+        }
+        return eval(commands, keys, args).thenApply((reply) -> Reply.of(reply, buckets.length));
+    }
+
+    /**
+     * Pauses a model in every instance: no take of its buckets goes until the server's
+     * time now plus {@code waitMicros} (a later pause in force stays), then one take per
+     * {@code spacingMicros} across the fleet until a whole spacing passes without one.
+     * @param commands the connection's commands
+     * @param nowMicros the time to use instead of the Redis server's, {@code null} for
+     * the server's
+     * @param pauseKey the model's pause key, in its buckets' slot
+     * @param waitMicros how long the provider asked to wait
+     * @param spacingMicros the time between two calls released after the pause
+     * @param pausedBy who paused it (an instance id)
+     * @return the answer, when it comes: how long the pause lasts from now
+     */
+    static CompletableFuture<Reply> pause(RedisScriptingAsyncCommands<String, String> commands,
+            @Nullable Long nowMicros, String pauseKey, long waitMicros, long spacingMicros, String pausedBy) {
+        String[] args = new String[7];
+        fill(args, Operation.PAUSE, nowMicros, 0, pauseKey);
+        args[4] = Long.toString(waitMicros);
+        args[5] = Long.toString(spacingMicros);
+        args[6] = pausedBy;
+        return eval(commands, new String[] { pauseKey }, args).thenApply((reply) -> Reply.of(reply, 0));
+    }
+
+    private static void fill(String[] args, Operation operation, @Nullable Long nowMicros, int modelBuckets,
+            @Nullable String pauseKey) {
+        args[0] = operation.argument;
+        args[1] = (nowMicros != null) ? Long.toString(nowMicros) : "";
+        args[2] = Integer.toString(modelBuckets);
+        args[3] = (pauseKey != null) ? "1" : "0";
+        args[4] = "0";
+        args[5] = "0";
+        args[6] = "";
+    }
+
+    private static CompletableFuture<List<Object>> eval(RedisScriptingAsyncCommands<String, String> commands,
+            String[] keys, String[] args) {
         CompletableFuture<List<Object>> answer = commands
             .<List<Object>>evalsha(DIGEST, ScriptOutputType.MULTI, keys, args)
             .toCompletableFuture();
@@ -179,7 +285,7 @@ final class RedisBucketScript {
                 return commands.<List<Object>>eval(SOURCE, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
             }
             return CompletableFuture.failedFuture(cause);
-        }).thenApply((reply) -> Reply.of(reply, keys.length));
+        });
     }
 
     private static String sha1(String source) {
@@ -202,7 +308,10 @@ final class RedisBucketScript {
         ADJUST("adjust"),
 
         /** The buckets lowered to at most the amounts. */
-        CAP("cap");
+        CAP("cap"),
+
+        /** The model paused across the fleet. */
+        PAUSE("pause");
 
         private final String argument;
 
@@ -219,22 +328,26 @@ final class RedisBucketScript {
      * @param modelWaitMicros until the model's buckets hold what they lack, {@code -1}
      * never
      * @param tenantWaitMicros the same for the tenant's
+     * @param pauseWaitMicros how long the model's pause across the fleet holds, {@code 0}
+     * if none does
      * @param levels what each bucket holds now, rounded down
      * @param caps the provider's burst each bucket is held at, {@code 0} for none
      */
-    record Reply(boolean taken, long modelWaitMicros, long tenantWaitMicros, long[] levels, long[] caps) {
+    record Reply(boolean taken, long modelWaitMicros, long tenantWaitMicros, long pauseWaitMicros, long[] levels,
+            long[] caps) {
 
         static Reply of(List<Object> reply, int buckets) {
-            if (reply.size() != 3 + 2 * buckets) {
+            if (reply.size() != 4 + 2 * buckets) {
                 throw new IllegalStateException("Unexpected answer of the bucket script: " + reply);
             }
             long[] levels = new long[buckets];
             long[] caps = new long[buckets];
             for (int i = 0; i < buckets; i++) {
-                levels[i] = (Long) reply.get(3 + i);
-                caps[i] = (Long) reply.get(3 + buckets + i);
+                levels[i] = (Long) reply.get(4 + i);
+                caps[i] = (Long) reply.get(4 + buckets + i);
             }
-            return new Reply((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), levels, caps);
+            return new Reply((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), (Long) reply.get(3),
+                    levels, caps);
         }
 
     }

@@ -1,5 +1,8 @@
 package io.github.llmthrottle.store.redis;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,6 +23,7 @@ import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
+import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -81,6 +85,12 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private final TimeSource timeSource;
 
+    /** Who pauses a model, as the other instances see it: {@code pid@host}. */
+    private final String instanceId = ProcessHandle.current().pid() + "@" + hostName();
+
+    /** The time of the shared buckets, {@code null} for the Redis server's. */
+    private final @Nullable Clock serverClock;
+
     /**
      * The local buckets that stand in for the shared ones while Redis does not answer.
      */
@@ -104,11 +114,29 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      * @param timeout longest wait for one Redis command, and for the connection
      * @param retryInterval how long to do without Redis after a failure before trying it
      * again
-     * @param timeSource time of the buckets (its wall clock) and of the back-off (its
-     * monotonic clock)
+     * @param timeSource what this instance shows of the buckets between answers and the
+     * local buckets standing in for Redis (its wall clock), and the back-off (its
+     * monotonic clock); the shared buckets run on the Redis server's time
      */
     public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
             Duration retryInterval, TimeSource timeSource) {
+        this(client, keyPrefix, onFailure, timeout, retryInterval, timeSource, null);
+    }
+
+    /**
+     * Creates a store whose shared buckets run on the given clock rather than the Redis
+     * server's: a test stands a fake clock it moves in for the server's, which every
+     * instance of the test shares.
+     * @param client the client to open the store's connection with; it stays the caller's
+     * @param keyPrefix prefix of the Redis keys
+     * @param onFailure what to do without Redis
+     * @param timeout longest wait for one Redis command, and for the connection
+     * @param retryInterval how long to do without Redis after a failure
+     * @param timeSource this instance's time, as for the other constructor
+     * @param serverClock the shared buckets' time, {@code null} for the Redis server's
+     */
+    public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
+            Duration retryInterval, TimeSource timeSource, @Nullable Clock serverClock) {
         if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
             throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
         }
@@ -122,6 +150,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.onFailure = onFailure;
         this.timeout = timeout;
         this.timeSource = timeSource;
+        this.serverClock = serverClock;
         this.local = new LocalFallback(timeSource);
         this.sender = Executors.newSingleThreadExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "llm-throttle-redis-send");
@@ -159,7 +188,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         Throwable cause = null;
         if (connection != null) {
             long now = nowMicros();
-            CompletableFuture<Reply> command = run(connection, Operation.TAKE, now, modelBuckets, buckets, costs);
+            CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
+                    modelBuckets, buckets, costs, pauseKey(buckets[0].key));
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
@@ -170,7 +200,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                 if (reply.taken()) {
                     return new Take(new RedisSettlement(connection, buckets), 0, 0);
                 }
-                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()));
+                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()),
+                        nanos(reply.pauseWaitMicros()));
             }
             cause = answer.failure();
         }
@@ -215,9 +246,37 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.redis.close();
     }
 
-    private CompletableFuture<Reply> run(Connection connection, Operation operation, long nowMicros, int modelBuckets,
-            RedisBucket[] buckets, long[] amounts) {
-        return RedisBucketScript.run(connection.commands(), operation, nowMicros, modelBuckets, buckets, amounts);
+    @Override
+    public void pause(String modelKey, Duration wait, Duration spacing) {
+        Connection connection = this.redis.current();
+        if (connection == null) {
+            return;
+        }
+        // sent at once from the caller's thread (Lettuce only queues it), ahead of the
+        // store's own queue of settlements: every take the pause misses is a call sent
+        RedisBucketScript
+            .pause(connection.commands(), serverNow(), this.keyPrefix + ":" + modelKey + ":pause", micros(wait),
+                    micros(spacing), this.instanceId)
+            .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+            .whenComplete((reply, failure) -> {
+                if (failure != null) {
+                    logger.debug("A pause could not be shared through Redis", failure);
+                }
+            });
+    }
+
+    /**
+     * The key of the model's shared pause, in the slot of its buckets: the hash tag a
+     * bucket key starts with ({@code BucketKeys}), {@code null} for a key without one.
+     */
+    private @Nullable String pauseKey(String bucketKey) {
+        int end = bucketKey.indexOf('}');
+        return (bucketKey.startsWith("{") && end > 0)
+                ? this.keyPrefix + ":" + bucketKey.substring(0, end + 1) + ":pause" : null;
+    }
+
+    private @Nullable Long serverNow() {
+        return (this.serverClock != null) ? micros(this.serverClock.instant()) : null;
     }
 
     /**
@@ -233,7 +292,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                     return;
                 }
                 long now = nowMicros();
-                run(connection, operation, now, buckets.length, buckets, amounts)
+                RedisBucketScript
+                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null)
                     .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
                     .whenComplete((reply, failure) -> {
                         if (failure != null) {
@@ -302,14 +362,30 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     long nowMicros() {
-        Instant now = this.timeSource.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+        return micros(this.timeSource.instant());
+    }
+
+    private static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1000;
+    }
+
+    private static long micros(Duration duration) {
+        return duration.isNegative() ? 0 : Nanos.of(duration) / 1000;
     }
 
     long nextVersion() {
         // Wall-clock millis: every instance orders the limits it sets by the same time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (IOException ex) {
+            return "unknown-host";
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.llmthrottle.store.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,10 @@ class RedisBucketStoreTests {
 
     private static final Duration PATIENCE = Duration.ofSeconds(10);
 
-    private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
+    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+    /** The instances' time, and the shared buckets' (standing in for the server's). */
+    private final FakeClock clock = new FakeClock(START);
 
     private final String prefix = "llm-throttle-test-" + UUID.randomUUID();
 
@@ -68,13 +72,7 @@ class RedisBucketStoreTests {
         for (AutoCloseable closeable : this.closeables) {
             closeable.close();
         }
-        RedisClient client = client(TestRedis.port());
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            List<String> keys = connection.sync().keys(this.prefix + ":*");
-            if (!keys.isEmpty()) {
-                connection.sync().del(keys.toArray(String[]::new));
-            }
-        }
+        TestRedis.deleteKeys(this.prefix);
         this.clients.forEach(RedisClient::shutdown);
     }
 
@@ -157,6 +155,47 @@ class RedisBucketStoreTests {
         this.clock.advance(Duration.ofMinutes(1));
         assertThat(other.tryConsume(1_000)).isTrue();
         assertThat(other.burstCapacity()).isEqualTo(600);
+    }
+
+    @Test
+    void anInstanceWhoseClockIsMinutesAheadNeitherFreezesNorSpeedsUpTheSharedRefill() {
+        FakeClock ahead = new FakeClock(START.plus(Duration.ofMinutes(10)));
+        RedisBucketStore skewed = new RedisBucketStore(client(TestRedis.port()), this.prefix,
+                RedisBucketStore.OnFailure.LOCAL, TIMEOUT, RETRY, ahead, this.clock);
+        this.closeables.add(skewed);
+        TokenBucket bucket = store(TestRedis.port(), RedisBucketStore.OnFailure.LOCAL).bucket("k", 600);
+        TokenBucket early = skewed.bucket("k", 600);
+        assertThat(bucket.tryConsume(600)).isTrue();
+        // ten minutes ahead on its own clock, but not on the server's: nothing refilled
+        assertThat(early.tryConsume(5)).as("sped up").isFalse();
+        this.clock.advance(Duration.ofSeconds(1));
+        ahead.advance(Duration.ofSeconds(1));
+        // the skewed instance asked last: a second later, a second's refill for the
+        // others
+        assertThat(bucket.tryConsume(10)).as("frozen").isTrue();
+        assertThat(early.tryConsume(5)).isFalse();
+    }
+
+    @Test
+    void theSharedBucketsRunOnTheRedisServersTime() {
+        // instances a year apart on their own clocks: only the server's time counts
+        FakeClock yearAhead = new FakeClock(Instant.now().plus(Duration.ofDays(365)));
+        RedisBucketStore behind = new RedisBucketStore(client(TestRedis.port()), this.prefix,
+                RedisBucketStore.OnFailure.LOCAL, TIMEOUT, RETRY, this.clock);
+        RedisBucketStore ahead = new RedisBucketStore(client(TestRedis.port()), this.prefix,
+                RedisBucketStore.OnFailure.LOCAL, TIMEOUT, RETRY, yearAhead);
+        this.closeables.add(behind);
+        this.closeables.add(ahead);
+        assertThat(behind.bucket("k", 60).tryConsume(60)).isTrue();
+        // 30 s of the server's time to refill that much
+        assertThat(ahead.bucket("k", 60).tryConsume(30)).isFalse();
+        try (StatefulRedisConnection<String, String> connection = client(TestRedis.port()).connect()) {
+            List<String> time = connection.sync().time();
+            long serverMicros = Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+            String stamp = fieldInRedis("k", "ts");
+            assertThat(stamp).isNotNull();
+            assertThat(Long.parseLong(stamp)).isBetween(serverMicros - PATIENCE.toNanos() / 1000, serverMicros);
+        }
     }
 
     @Test
@@ -340,7 +379,8 @@ class RedisBucketStoreTests {
     }
 
     private RedisBucketStore store(int port, RedisBucketStore.OnFailure onFailure) {
-        RedisBucketStore store = new RedisBucketStore(client(port), this.prefix, onFailure, TIMEOUT, RETRY, this.clock);
+        RedisBucketStore store = new RedisBucketStore(client(port), this.prefix, onFailure, TIMEOUT, RETRY, this.clock,
+                this.clock);
         this.closeables.add(store);
         return store;
     }
