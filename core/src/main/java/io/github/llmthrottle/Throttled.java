@@ -51,6 +51,30 @@ public @interface Throttled {
     String[] fallback() default {};
 
     /**
+     * How the invocation picks the model it tries first: in order (the default), split by
+     * {@link #weights()}, or the cheapest.
+     * @return the routing strategy
+     */
+    Routing routing() default Routing.ORDERED;
+
+    /**
+     * With {@link Routing#WEIGHTED}, one weight per candidate of
+     * {@code [model, fallback...]} (for example {@code {70, 30}}): the share of
+     * invocations that try that model first. Each at least 0, not all 0; ignored by the
+     * other strategies.
+     * @return the weights
+     */
+    int[] weights() default {};
+
+    /**
+     * Provider refusals that also route the invocation to the next model (by default they
+     * reach the caller): a request too long for the model's context, refused for its
+     * content policy, or refused for the organisation's quota or billing.
+     * @return the refusals to route around
+     */
+    FallbackOn[] fallbackOn() default {};
+
+    /**
      * Priority with which the calls of this invocation wait for admission.
      * @return the priority
      */
