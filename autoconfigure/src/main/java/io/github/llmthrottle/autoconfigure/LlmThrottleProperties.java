@@ -29,6 +29,13 @@ public class LlmThrottleProperties {
     private Map<String, ClientProperties> clients = new LinkedHashMap<>();
 
     /**
+     * Share of every limit admitted, configured and provider-reported alike, as a safety
+     * margin: 0.9 sends at most 90% of each requests and tokens per minute limit. More
+     * than 0, at most 1.
+     */
+    private double utilization = 1.0;
+
+    /**
      * Retry defaults for every client.
      */
     @NestedConfigurationProperty
@@ -94,6 +101,14 @@ public class LlmThrottleProperties {
 
     public boolean isEnabled() {
         return this.enabled;
+    }
+
+    public double getUtilization() {
+        return this.utilization;
+    }
+
+    public void setUtilization(double utilization) {
+        this.utilization = utilization;
     }
 
     public void setEnabled(boolean enabled) {

@@ -61,7 +61,7 @@ final class ThrottleSettingsMapper {
         Queue queue = properties.getQueue();
         Tenants tenants = properties.getTenants();
         ThrottleSettings settings = ThrottleSettings.DEFAULTS;
-        settings = map.from(ClientSettingsMapper.clients(properties.getClients(), retry))
+        settings = map.from(ClientSettingsMapper.clients(properties.getClients(), retry, properties.getUtilization()))
             .to(settings, ThrottleSettings::withClients);
         settings = map.from(queue::getCapacity)
             .as(positiveNumber("queue.capacity", "Set a capacity of at least 1."))

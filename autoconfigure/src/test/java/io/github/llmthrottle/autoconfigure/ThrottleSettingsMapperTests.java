@@ -56,6 +56,33 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void utilizationIsInheritedFromTheSharedToTheClientToTheModelAndItsDeploymentsAndChecked() {
+        this.properties.setUtilization(0.9);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        opus.getDeployments().put("eu", new DeploymentProperties());
+        client.getModels().put("opus", opus);
+        ModelProperties sonnet = new ModelProperties();
+        sonnet.setUtilization(0.5);
+        client.getModels().put("sonnet", sonnet);
+        ClientSettings settings = map().clients().get("a");
+        assertThat(settings.defaultLimits().utilization()).isEqualTo(0.9);
+        assertThat(settings.models().get("opus").limits().utilization()).isEqualTo(0.9);
+        assertThat(settings.models().get("opus").deployments().get("eu").limits().utilization()).isEqualTo(0.9);
+        assertThat(settings.models().get("sonnet").limits().utilization()).isEqualTo(0.5);
+        client.setUtilization(0.8);
+        assertThat(map().clients().get("a").models().get("opus").limits().utilization()).isEqualTo(0.8);
+        sonnet.setUtilization(1.5);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.utilization", "is not a share of the limits");
+        sonnet.setUtilization(null);
+        client.setUtilization(0.0);
+        assertInvalid(this::map, "llm.throttle.clients.a.utilization", "is not a share of the limits");
+        client.setUtilization(null);
+        this.properties.setUtilization(-1);
+        assertInvalid(this::map, "llm.throttle.utilization", "is not a share of the limits");
+    }
+
+    @Test
     void theBoundOfTrackedNamesIsMappedAndChecked() {
         assertThat(map().limiter().maxTrackedNames()).isEqualTo(100);
         this.properties.setMaxTrackedNames(7);
