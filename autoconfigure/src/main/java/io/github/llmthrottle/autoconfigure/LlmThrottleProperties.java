@@ -1,5 +1,6 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -242,6 +243,22 @@ public class LlmThrottleProperties {
      * Per-minute limits of one tenant. Unset means no tenant limit for that dimension.
      */
     public static class TenantLimits extends RateLimits {
+
+        /**
+         * Weight of the tenant (a positive integer or decimal, default 1): when calls of
+         * several tenants of one priority wait for a model, they are admitted in
+         * proportion to their weights, counted in estimated tokens. Only under
+         * tenants.overrides.
+         */
+        private @Nullable BigDecimal weight;
+
+        public @Nullable BigDecimal getWeight() {
+            return this.weight;
+        }
+
+        public void setWeight(@Nullable BigDecimal weight) {
+            this.weight = weight;
+        }
 
     }
 

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,6 +15,7 @@ import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.limit.TenantLimits;
+import io.github.llmthrottle.limit.TenantWeights;
 import io.github.llmthrottle.quota.QuotaSettings;
 import io.github.llmthrottle.quota.QuotaSettings.ClientQuotas;
 import io.github.llmthrottle.quota.TokenQuota;
@@ -24,11 +26,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.PropertyMapper;
 
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.atLeastOne;
+import static io.github.llmthrottle.autoconfigure.SettingsValidation.check;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.limit;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.nonNegativeDuration;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.perMinute;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveDuration;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveNumber;
+import static io.github.llmthrottle.autoconfigure.SettingsValidation.unset;
 
 /**
  * Maps {@link LlmThrottleProperties}, once, into the immutable settings the core uses:
@@ -75,7 +79,8 @@ final class ThrottleSettingsMapper {
             .to(settings, ThrottleSettings::withTenantOverrides);
         settings = map.from(circuit(properties.getCircuit())).to(settings, ThrottleSettings::withCircuit);
         settings = map
-            .from(limiter(properties.getConcurrency(), properties.getSlowStart(), properties.getMaxTrackedNames()))
+            .from(limiter(properties.getConcurrency(), properties.getSlowStart(), properties.getMaxTrackedNames())
+                .withTenantWeights(tenantWeights(tenants)))
             .to(settings, ThrottleSettings::withLimiter);
         settings = map.from(quotas(properties)).to(settings, ThrottleSettings::withQuotas);
         settings = map.from(properties.getEstimation()::getDocumentTokens)
@@ -93,6 +98,23 @@ final class ThrottleSettingsMapper {
         boolean none = tenant.requestsPerMinute() == null && tenant.inputTokensPerMinute() == null
                 && tenant.outputTokensPerMinute() == null;
         return none ? null : tenant;
+    }
+
+    /** The weights of the tenants that set one. */
+    private static TenantWeights tenantWeights(Tenants tenants) {
+        unset("tenants.default.weight", tenants.getDefault().getWeight(), "is not applied: every tenant has weight 1",
+                "Set a weight per tenant under llm.throttle.tenants.overrides.TENANT.weight.");
+        Map<String, BigDecimal> weights = new LinkedHashMap<>();
+        tenants.getOverrides().forEach((tenant, limits) -> {
+            BigDecimal weight = limits.getWeight();
+            if (weight != null) {
+                weights.put(tenant, check("tenants.overrides." + tenant + ".weight", weight,
+                        (value) -> value.signum() > 0, "must be positive",
+                        "Use a positive number such as 1, 3 or 0.5: a tenant weighted 3 gets three times the share "
+                                + "of a tenant weighted 1."));
+            }
+        });
+        return new TenantWeights(weights);
     }
 
     /** Each override with the default's values for what it leaves unset. */

@@ -1,6 +1,7 @@
 package io.github.llmthrottle.autoconfigure;
 
 import java.net.URI;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
+import io.github.llmthrottle.limit.TenantWeights;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.provider.ProviderDialect;
@@ -80,6 +82,23 @@ class ThrottleSettingsMapperTests {
         client.setUtilization(null);
         this.properties.setUtilization(-1);
         assertInvalid(this::map, "llm.throttle.utilization", "is not a share of the limits");
+    }
+
+    @Test
+    void tenantWeightsAreMappedAndChecked() {
+        assertThat(map().limiter().tenantWeights()).isEqualTo(TenantWeights.NONE);
+        LlmThrottleProperties.TenantLimits gold = new LlmThrottleProperties.TenantLimits();
+        gold.setWeight(new BigDecimal("2.5"));
+        this.properties.getTenants().getOverrides().put("gold", gold);
+        this.properties.getTenants().getOverrides().put("bronze", new LlmThrottleProperties.TenantLimits());
+        TenantWeights weights = map().limiter().tenantWeights();
+        assertThat(weights.weight("gold")).isEqualTo(2.5);
+        assertThat(weights.weight("bronze")).isEqualTo(1.0);
+        gold.setWeight(BigDecimal.ZERO);
+        assertInvalid(this::map, "llm.throttle.tenants.overrides.gold.weight", "must be positive");
+        gold.setWeight(BigDecimal.ONE);
+        this.properties.getTenants().getDefault().setWeight(BigDecimal.TEN);
+        assertInvalid(this::map, "llm.throttle.tenants.default.weight", "is not applied");
     }
 
     @Test

@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * that for {@code BATCH}, then by arrival. So priorities are strict among calls that
  * arrived within one step of each other, FIFO holds within a priority, and waiting ages a
  * call: a {@code BATCH} call that has waited more than two steps (60 s) is ahead of a
- * {@code REALTIME} call arriving now, and never starves.
+ * {@code REALTIME} call arriving now, and never starves. With tenant weights configured,
+ * a tenant's call is ranked by its virtual start ({@link TenantFairShare}) instead of its
+ * arrival, so that waiting tenants share the model in proportion to their weights.
  *
  * <p>
  * The limiter's {@link AdmissionGate} says of each waiter, in this order, whether it can
@@ -70,8 +72,11 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
     private long nextWake = Long.MAX_VALUE;
 
-    AdmissionQueue(int capacity) {
+    private final TenantFairShare fairShare;
+
+    AdmissionQueue(int capacity, TenantFairShare fairShare) {
         this.capacity = capacity;
+        this.fairShare = fairShare;
     }
 
     /** Most calls waiting at once, all priorities together. */
@@ -89,8 +94,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
     /** Puts a call in its place; it waits on {@code condition} until {@code deadline}. */
     Waiter add(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long arrival, long deadline,
             Condition condition) {
-        Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), arrival),
-                deadline, condition);
+        long start = this.fairShare.start(request, arrival);
+        Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), start), deadline,
+                condition);
         this.waiters.add(waiter);
         counted(waiter, 1);
         return waiter;
