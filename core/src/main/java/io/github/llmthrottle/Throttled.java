@@ -16,11 +16,12 @@ import java.lang.annotation.Target;
  * <p>
  * Throttling failures (retries exhausted, a server wait above max-retry-after, queue
  * full, admission timeout, tenant quota, open circuit) move on to the next model; 4xx and
- * quota errors and every other exception propagate at once. The method is intercepted by
- * a Spring proxy: it must be a non-final, non-static, non-private method of a non-final
- * bean class, called from another bean, and must not return a {@code CompletableFuture}
- * or another asynchronous type. Misuses, and unknown clients or models, stop the
- * application at startup.
+ * quota errors and every other exception propagate at once, unless {@link #fallbackOn()}
+ * lists the provider's refusal. {@link #routing()} decides which model is tried first.
+ * The method is intercepted by a Spring proxy: it must be a non-final, non-static,
+ * non-private method of a non-final bean class, called from another bean, and must not
+ * return a {@code CompletableFuture} or another asynchronous type. Misuses, and unknown
+ * clients or models, stop the application at startup.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
