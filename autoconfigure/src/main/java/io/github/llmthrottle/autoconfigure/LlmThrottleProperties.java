@@ -223,17 +223,17 @@ public class LlmThrottleProperties {
         /**
          * Limits by tenant id; unset values inherit the defaults.
          */
-        private Map<String, TenantLimits> overrides = new LinkedHashMap<>();
+        private Map<String, TenantOverride> overrides = new LinkedHashMap<>();
 
         public TenantLimits getDefault() {
             return this.defaults;
         }
 
-        public Map<String, TenantLimits> getOverrides() {
+        public Map<String, TenantOverride> getOverrides() {
             return this.overrides;
         }
 
-        public void setOverrides(Map<String, TenantLimits> overrides) {
+        public void setOverrides(Map<String, TenantOverride> overrides) {
             this.overrides = overrides;
         }
 
@@ -244,11 +244,17 @@ public class LlmThrottleProperties {
      */
     public static class TenantLimits extends RateLimits {
 
+    }
+
+    /**
+     * Limits and weight of one tenant; unset limits inherit the defaults.
+     */
+    public static class TenantOverride extends TenantLimits {
+
         /**
          * Weight of the tenant (a positive integer or decimal, default 1): when calls of
          * several tenants of one priority wait for a model, they are admitted in
-         * proportion to their weights, counted in estimated tokens. Only under
-         * tenants.overrides.
+         * proportion to their weights, counted in estimated tokens.
          */
         private @Nullable BigDecimal weight;
 

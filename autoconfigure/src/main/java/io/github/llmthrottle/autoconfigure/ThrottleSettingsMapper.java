@@ -32,7 +32,6 @@ import static io.github.llmthrottle.autoconfigure.SettingsValidation.nonNegative
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.perMinute;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveDuration;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.positiveNumber;
-import static io.github.llmthrottle.autoconfigure.SettingsValidation.unset;
 
 /**
  * Maps {@link LlmThrottleProperties}, once, into the immutable settings the core uses:
@@ -102,8 +101,6 @@ final class ThrottleSettingsMapper {
 
     /** The weights of the tenants that set one. */
     private static TenantWeights tenantWeights(Tenants tenants) {
-        unset("tenants.default.weight", tenants.getDefault().getWeight(), "is not applied: every tenant has weight 1",
-                "Set a weight per tenant under llm.throttle.tenants.overrides.TENANT.weight.");
         Map<String, BigDecimal> weights = new LinkedHashMap<>();
         tenants.getOverrides().forEach((tenant, limits) -> {
             BigDecimal weight = limits.getWeight();

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantOverride;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.CountTokensSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
@@ -87,18 +87,15 @@ class ThrottleSettingsMapperTests {
     @Test
     void tenantWeightsAreMappedAndChecked() {
         assertThat(map().limiter().tenantWeights()).isEqualTo(TenantWeights.NONE);
-        LlmThrottleProperties.TenantLimits gold = new LlmThrottleProperties.TenantLimits();
+        TenantOverride gold = new TenantOverride();
         gold.setWeight(new BigDecimal("2.5"));
         this.properties.getTenants().getOverrides().put("gold", gold);
-        this.properties.getTenants().getOverrides().put("bronze", new LlmThrottleProperties.TenantLimits());
+        this.properties.getTenants().getOverrides().put("bronze", new TenantOverride());
         TenantWeights weights = map().limiter().tenantWeights();
         assertThat(weights.weight("gold")).isEqualTo(2.5);
         assertThat(weights.weight("bronze")).isEqualTo(1.0);
         gold.setWeight(BigDecimal.ZERO);
         assertInvalid(this::map, "llm.throttle.tenants.overrides.gold.weight", "must be positive");
-        gold.setWeight(BigDecimal.ONE);
-        this.properties.getTenants().getDefault().setWeight(BigDecimal.TEN);
-        assertInvalid(this::map, "llm.throttle.tenants.default.weight", "is not applied");
     }
 
     @Test
@@ -119,7 +116,7 @@ class ThrottleSettingsMapperTests {
         client.getModels().put("opus", opus);
         client.getDefaultLimits().setTokensPerDay(500L);
         this.properties.getTenants().getDefault().setTokensPerDay(2_000L);
-        TenantLimits acme = new TenantLimits();
+        TenantOverride acme = new TenantOverride();
         acme.setTokensPerMonth(9_000L);
         this.properties.getTenants().getOverrides().put("acme", acme);
         QuotaSettings quotas = map().quotas();
@@ -459,9 +456,9 @@ class ThrottleSettingsMapperTests {
     void tenantOverridesInheritTheDefaultTenantLimits() {
         this.properties.getTenants().getDefault().setRequestsPerMinute(600L);
         this.properties.getTenants().getDefault().setInputTokensPerMinute(200_000L);
-        TenantLimits acme = new TenantLimits();
+        TenantOverride acme = new TenantOverride();
         acme.setInputTokensPerMinute(500_000L);
-        this.properties.getTenants().setOverrides(Map.of("acme", acme, "quiet", new TenantLimits()));
+        this.properties.getTenants().setOverrides(Map.of("acme", acme, "quiet", new TenantOverride()));
         ThrottleSettings settings = map();
         assertThat(settings.tenantLimits("acme"))
             .isEqualTo(new io.github.llmthrottle.limit.TenantLimits(600L, 500_000L, null));
@@ -474,7 +471,7 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void tenantsAreNotLimitedWhenNothingIsSet() {
-        this.properties.getTenants().setOverrides(Map.of("acme", new TenantLimits()));
+        this.properties.getTenants().setOverrides(Map.of("acme", new TenantOverride()));
         ThrottleSettings settings = map();
         assertThat(settings.defaultTenantLimits()).isNull();
         assertThat(settings.tenantLimits("acme")).isNull();
