@@ -16,11 +16,12 @@ import java.lang.annotation.Target;
  * <p>
  * Throttling failures (retries exhausted, a server wait above max-retry-after, queue
  * full, admission timeout, tenant quota, open circuit) move on to the next model; 4xx and
- * quota errors and every other exception propagate at once. The method is intercepted by
- * a Spring proxy: it must be a non-final, non-static, non-private method of a non-final
- * bean class, called from another bean, and must not return a {@code CompletableFuture}
- * or another asynchronous type. Misuses, and unknown clients or models, stop the
- * application at startup.
+ * quota errors and every other exception propagate at once, unless {@link #fallbackOn()}
+ * lists the provider's refusal. {@link #routing()} decides which model is tried first.
+ * The method is intercepted by a Spring proxy: it must be a non-final, non-static,
+ * non-private method of a non-final bean class, called from another bean, and must not
+ * return a {@code CompletableFuture} or another asynchronous type. Misuses, and unknown
+ * clients or models, stop the application at startup.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -49,6 +50,30 @@ public @interface Throttled {
      * @return the fallback models
      */
     String[] fallback() default {};
+
+    /**
+     * How the invocation picks the model it tries first: in order (the default), split by
+     * {@link #weights()}, or the cheapest.
+     * @return the routing strategy
+     */
+    Routing routing() default Routing.ORDERED;
+
+    /**
+     * With {@link Routing#WEIGHTED}, one weight per candidate of
+     * {@code [model, fallback...]} (for example {@code {70, 30}}): the share of
+     * invocations that try that model first. Each at least 0, not all 0; ignored by the
+     * other strategies.
+     * @return the weights
+     */
+    int[] weights() default {};
+
+    /**
+     * Provider refusals that also route the invocation to the next model (by default they
+     * reach the caller): a request too long for the model's context, refused for its
+     * content policy, or refused for the organisation's quota or billing.
+     * @return the refusals to route around
+     */
+    FallbackOn[] fallbackOn() default {};
 
     /**
      * Priority with which the calls of this invocation wait for admission.

@@ -131,7 +131,7 @@ public class LlmThrottleEndpoint {
             .updateLimits(new ModelLimits(orElse(requestsPerMinute, current.requestsPerMinute()),
                     orElse(inputTokensPerMinute, current.inputTokensPerMinute()),
                     orElse(outputTokensPerMinute, current.outputTokensPerMinute()),
-                    orElse(maxConcurrency, current.maxConcurrency())));
+                    orElse(maxConcurrency, current.maxConcurrency()), current.utilization()));
         if (Boolean.TRUE.equals(reset)) {
             found.getLimiter().endPause();
         }

@@ -4,6 +4,8 @@ import java.util.function.Supplier;
 
 import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.routing.CostEstimator;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
@@ -33,7 +35,19 @@ public class ThrottledAnnotationBeanPostProcessor extends AbstractBeanFactoryAwa
      * appears
      */
     public ThrottledAnnotationBeanPostProcessor(Supplier<LlmThrottleRegistry> registry) {
-        this.methods = new ThrottledMethods(registry);
+        this(registry, () -> null);
+    }
+
+    /**
+     * Creates the post-processor.
+     * @param registry the throttled clients, looked up when the first annotated bean
+     * appears
+     * @param costs the cost of a request to a model, for {@code Routing.CHEAPEST}; gives
+     * {@code null} when nothing prices models
+     */
+    public ThrottledAnnotationBeanPostProcessor(Supplier<LlmThrottleRegistry> registry,
+            Supplier<@Nullable CostEstimator> costs) {
+        this.methods = new ThrottledMethods(registry, costs);
         ComposablePointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(Throttled.class, true))
             .union(new AnnotationMatchingPointcut(null, Throttled.class, true));
         this.advisor = new DefaultPointcutAdvisor(pointcut, new ThrottledInterceptor(this.methods));

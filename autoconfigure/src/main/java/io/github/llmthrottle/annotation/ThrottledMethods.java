@@ -22,6 +22,7 @@ import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.routing.CostEstimator;
 import io.github.llmthrottle.routing.ModelReference;
 import io.github.llmthrottle.routing.ModelRouter;
 import org.jspecify.annotations.Nullable;
@@ -63,6 +64,8 @@ final class ThrottledMethods {
 
     private final Supplier<LlmThrottleRegistry> registry;
 
+    private final Supplier<@Nullable CostEstimator> costs;
+
     private final SpelExpressionParser parser = new SpelExpressionParser();
 
     private final Map<MethodClassKey, Resolved> cache = new ConcurrentHashMap<>();
@@ -73,7 +76,19 @@ final class ThrottledMethods {
      * appears
      */
     ThrottledMethods(Supplier<LlmThrottleRegistry> registry) {
+        this(registry, () -> null);
+    }
+
+    /**
+     * Creates the method registry.
+     * @param registry the throttled clients, looked up when the first annotated bean
+     * appears
+     * @param costs the cost of a request to a model, for {@code Routing.CHEAPEST}; gives
+     * {@code null} when nothing prices models
+     */
+    ThrottledMethods(Supplier<LlmThrottleRegistry> registry, Supplier<@Nullable CostEstimator> costs) {
         this.registry = registry;
+        this.costs = costs;
     }
 
     /**
@@ -171,7 +186,9 @@ final class ThrottledMethods {
             }
             return new ThrottledModelCandidate(owner, owner.model(reference.model()));
         }).toList();
-        ModelRouter router = new ModelRouter(client.getName(), candidates, registry.getSettings().maxWait());
+        ModelRouter router = RouterOptions.configure(
+                new ModelRouter(client.getName(), candidates, registry.getSettings().maxWait()), candidates, annotation,
+                this.costs.get(), description);
         Duration maxWait = maxWait(annotation, description);
         Expression tenant = tenant(annotation, description);
         Method fallback = null;

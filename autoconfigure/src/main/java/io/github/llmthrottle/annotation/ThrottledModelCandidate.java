@@ -13,6 +13,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.routing.ModelCircuit;
 import io.github.llmthrottle.routing.RouteCandidate;
+import io.github.llmthrottle.routing.TokenHistory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -100,12 +101,22 @@ final class ThrottledModelCandidate implements RouteCandidate {
     }
 
     /**
-     * A request with the average tokens of the model's successful calls (their usage is
-     * counted on the deployments that served them, when it has deployments).
+     * A request with the average tokens of the model's successful calls.
      */
     private AdmissionRequest typicalRequest(Priority priority, @Nullable String tenant, Duration maxWait) {
+        TokenHistory history = history();
+        long calls = history.calls();
+        return new AdmissionRequest(priority, tenant, (calls > 0) ? history.inputTokens() / calls : 0,
+                (calls > 0) ? history.outputTokens() / calls : 0, maxWait);
+    }
+
+    /**
+     * The model's successful calls and their tokens (counted on the deployments that
+     * served them, when it has deployments).
+     */
+    @Override
+    public TokenHistory history() {
         ModelTotals.Snapshot totals = this.model.getTotals().snapshot();
-        long calls = totals.succeeded();
         long inputTokens = totals.inputTokens();
         long outputTokens = totals.outputTokens();
         for (ThrottledModel deployment : this.model.getDeployments()) {
@@ -113,8 +124,7 @@ final class ThrottledModelCandidate implements RouteCandidate {
             inputTokens += served.inputTokens();
             outputTokens += served.outputTokens();
         }
-        return new AdmissionRequest(priority, tenant, (calls > 0) ? inputTokens / calls : 0,
-                (calls > 0) ? outputTokens / calls : 0, maxWait);
+        return new TokenHistory(totals.succeeded(), inputTokens, outputTokens);
     }
 
     @Override

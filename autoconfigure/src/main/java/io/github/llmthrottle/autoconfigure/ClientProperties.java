@@ -63,6 +63,13 @@ public class ClientProperties extends TokenQuotaProperties {
     private Map<String, ModelProperties> models = new LinkedHashMap<>();
 
     /**
+     * Share of the limits of this client's models admitted, configured and
+     * provider-reported alike (more than 0, at most 1); unset means
+     * llm.throttle.utilization.
+     */
+    private @Nullable Double utilization;
+
+    /**
      * Per-client overrides of llm.throttle.retry; unset values inherit.
      */
     @NestedConfigurationProperty
@@ -183,6 +190,14 @@ public class ClientProperties extends TokenQuotaProperties {
         /** Counted by the provider's count_tokens endpoint when worth it (anthropic). */
         COUNT_TOKENS
 
+    }
+
+    public @Nullable Double getUtilization() {
+        return this.utilization;
+    }
+
+    public void setUtilization(@Nullable Double utilization) {
+        this.utilization = utilization;
     }
 
 }

@@ -56,12 +56,15 @@ final class ClientSettingsMapper {
      * leaves unset; the fallbacks are checked once all clients are known.
      * @param clients the bound clients, by name
      * @param retry the shared retry settings
+     * @param utilization the shared utilization ({@code llm.throttle.utilization})
      * @return the settings of the clients, in the order they were configured
      * @throws InvalidThrottleConfigurationException naming the first invalid property
      */
-    static Map<String, ClientSettings> clients(Map<String, ClientProperties> clients, RetrySettings retry) {
+    static Map<String, ClientSettings> clients(Map<String, ClientProperties> clients, RetrySettings retry,
+            double utilization) {
+        double shared = utilization("utilization", utilization);
         Map<String, ClientSettings> settings = new LinkedHashMap<>();
-        clients.forEach((name, client) -> settings.put(name, client(name, client, retry)));
+        clients.forEach((name, client) -> settings.put(name, client(name, client, retry, shared)));
         fallbacks(settings);
         return settings;
     }
@@ -96,7 +99,8 @@ final class ClientSettingsMapper {
         }));
     }
 
-    private static ClientSettings client(String name, ClientProperties client, RetrySettings retry) {
+    private static ClientSettings client(String name, ClientProperties client, RetrySettings retry,
+            double sharedUtilization) {
         PropertyMapper map = PropertyMapper.get();
         String prefix = "clients." + name + ".";
         ProviderDialect dialect = client.getProvider();
@@ -114,9 +118,12 @@ final class ClientSettingsMapper {
         settings = map.from(client::getDefaultModel)
             .as(notBlank(prefix + "default-model"))
             .to(settings, ClientSettings::withDefaultModel);
-        settings = map.from(limits(prefix + "default-limits.", client.getDefaultLimits()))
+        double utilization = (client.getUtilization() != null)
+                ? utilization(prefix + "utilization", client.getUtilization()) : sharedUtilization;
+        settings = map.from(limits(prefix + "default-limits.", client.getDefaultLimits()).withUtilization(utilization))
             .to(settings, ClientSettings::withDefaultLimits);
-        settings = map.from(models(prefix, dialect, client.getModels())).to(settings, ClientSettings::withModels);
+        settings = map.from(models(prefix, dialect, client.getModels(), utilization))
+            .to(settings, ClientSettings::withModels);
         settings = map.from(retry(prefix + "retry.", inherit(retry, client.getRetry())))
             .to(settings, ClientSettings::withRetry);
         settings = map.from(countTokens(prefix, dialect, client)).to(settings, ClientSettings::withCountTokens);
@@ -167,11 +174,13 @@ final class ClientSettingsMapper {
     }
 
     private static Map<String, ModelSettings> models(String prefix, ProviderDialect dialect,
-            Map<String, ModelProperties> models) {
+            Map<String, ModelProperties> models, double clientUtilization) {
         Map<String, ModelSettings> settings = new LinkedHashMap<>();
         models.forEach((model, properties) -> {
             String modelPrefix = prefix + "models." + model + ".";
-            ModelLimits limits = limits(modelPrefix, properties);
+            double utilization = (properties.getUtilization() != null)
+                    ? utilization(modelPrefix + "utilization", properties.getUtilization()) : clientUtilization;
+            ModelLimits limits = limits(modelPrefix, properties).withUtilization(utilization);
             settings.put(model,
                     new ModelSettings(model, limits, properties.getFallback(),
                             contextWindow(modelPrefix + "context-window", properties.getContextWindow()),
@@ -233,7 +242,7 @@ final class ClientSettingsMapper {
             ModelLimits limits = new ModelLimits(orElse(own.requestsPerMinute(), model.requestsPerMinute()),
                     orElse(own.inputTokensPerMinute(), model.inputTokensPerMinute()),
                     orElse(own.outputTokensPerMinute(), model.outputTokensPerMinute()),
-                    orElse(own.maxConcurrency(), model.maxConcurrency()));
+                    orElse(own.maxConcurrency(), model.maxConcurrency()), model.utilization());
             URI baseUrl = (deployment.getBaseUrl() != null && !deployment.getBaseUrl().isBlank())
                     ? baseUrl(property + "base-url", dialect, deployment.getBaseUrl()) : null;
             String apiKey = (deployment.getApiKey() != null && !deployment.getApiKey().isBlank())
@@ -245,6 +254,12 @@ final class ClientSettingsMapper {
 
     private static <T> @Nullable T orElse(@Nullable T value, @Nullable T fallback) {
         return (value != null) ? value : fallback;
+    }
+
+    /** A utilization: more than 0, at most 1. */
+    private static double utilization(String property, double value) {
+        return check(property, value, (share) -> share > 0 && share <= 1, "is not a share of the limits",
+                "Use a number more than 0 and at most 1, for example 0.9 to admit 90% of every limit.");
     }
 
     /** A context window: unset (no check) or a positive number of tokens. */

@@ -20,6 +20,7 @@ import io.github.llmthrottle.quota.QuotaStore;
 import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
 import io.github.llmthrottle.restclient.ThrottlingInterceptor;
+import io.github.llmthrottle.routing.CostEstimator;
 import io.github.llmthrottle.store.BucketStore;
 import io.github.llmthrottle.store.LocalBucketStore;
 import io.github.llmthrottle.time.TimeSource;
@@ -180,8 +181,8 @@ public final class LlmThrottleAutoConfiguration {
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         @ConditionalOnMissingBean
         static ThrottledAnnotationBeanPostProcessor llmThrottleAnnotationBeanPostProcessor(
-                ObjectProvider<LlmThrottleRegistry> registry) {
-            return new ThrottledAnnotationBeanPostProcessor(registry::getObject);
+                ObjectProvider<LlmThrottleRegistry> registry, ObjectProvider<CostEstimator> costs) {
+            return new ThrottledAnnotationBeanPostProcessor(registry::getObject, costs::getIfAvailable);
         }
 
     }

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,6 +28,13 @@ public class LlmThrottleProperties {
      * Clients by name (free text); each registers a RestClient bean named NAMERestClient.
      */
     private Map<String, ClientProperties> clients = new LinkedHashMap<>();
+
+    /**
+     * Share of every limit admitted, configured and provider-reported alike, as a safety
+     * margin: 0.9 sends at most 90% of each requests and tokens per minute limit. More
+     * than 0, at most 1.
+     */
+    private double utilization = 1.0;
 
     /**
      * Retry defaults for every client.
@@ -94,6 +102,14 @@ public class LlmThrottleProperties {
 
     public boolean isEnabled() {
         return this.enabled;
+    }
+
+    public double getUtilization() {
+        return this.utilization;
+    }
+
+    public void setUtilization(double utilization) {
+        this.utilization = utilization;
     }
 
     public void setEnabled(boolean enabled) {
@@ -207,17 +223,17 @@ public class LlmThrottleProperties {
         /**
          * Limits by tenant id; unset values inherit the defaults.
          */
-        private Map<String, TenantLimits> overrides = new LinkedHashMap<>();
+        private Map<String, TenantOverride> overrides = new LinkedHashMap<>();
 
         public TenantLimits getDefault() {
             return this.defaults;
         }
 
-        public Map<String, TenantLimits> getOverrides() {
+        public Map<String, TenantOverride> getOverrides() {
             return this.overrides;
         }
 
-        public void setOverrides(Map<String, TenantLimits> overrides) {
+        public void setOverrides(Map<String, TenantOverride> overrides) {
             this.overrides = overrides;
         }
 
@@ -227,6 +243,28 @@ public class LlmThrottleProperties {
      * Per-minute limits of one tenant. Unset means no tenant limit for that dimension.
      */
     public static class TenantLimits extends RateLimits {
+
+    }
+
+    /**
+     * Limits and weight of one tenant; unset limits inherit the defaults.
+     */
+    public static class TenantOverride extends TenantLimits {
+
+        /**
+         * Weight of the tenant (a positive integer or decimal, default 1): when calls of
+         * several tenants of one priority wait for a model, they are admitted in
+         * proportion to their weights, counted in estimated tokens.
+         */
+        private @Nullable BigDecimal weight;
+
+        public @Nullable BigDecimal getWeight() {
+            return this.weight;
+        }
+
+        public void setWeight(@Nullable BigDecimal weight) {
+            this.weight = weight;
+        }
 
     }
 

@@ -41,6 +41,12 @@ public class ModelProperties extends ModelLimitsProperties {
      */
     private List<String> aliases = new ArrayList<>();
 
+    /**
+     * Share of this model's limits admitted, configured and provider-reported alike (more
+     * than 0, at most 1); unset means the client's utilization.
+     */
+    private @Nullable Double utilization;
+
     public List<String> getAliases() {
         return this.aliases;
     }
@@ -71,6 +77,14 @@ public class ModelProperties extends ModelLimitsProperties {
 
     public void setContextWindow(@Nullable Long contextWindow) {
         this.contextWindow = contextWindow;
+    }
+
+    public @Nullable Double getUtilization() {
+        return this.utilization;
+    }
+
+    public void setUtilization(@Nullable Double utilization) {
+        this.utilization = utilization;
     }
 
 }

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,6 +15,7 @@ import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
 import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.limit.TenantLimits;
+import io.github.llmthrottle.limit.TenantWeights;
 import io.github.llmthrottle.quota.QuotaSettings;
 import io.github.llmthrottle.quota.QuotaSettings.ClientQuotas;
 import io.github.llmthrottle.quota.TokenQuota;
@@ -24,6 +26,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.PropertyMapper;
 
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.atLeastOne;
+import static io.github.llmthrottle.autoconfigure.SettingsValidation.check;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.limit;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.nonNegativeDuration;
 import static io.github.llmthrottle.autoconfigure.SettingsValidation.perMinute;
@@ -61,7 +64,7 @@ final class ThrottleSettingsMapper {
         Queue queue = properties.getQueue();
         Tenants tenants = properties.getTenants();
         ThrottleSettings settings = ThrottleSettings.DEFAULTS;
-        settings = map.from(ClientSettingsMapper.clients(properties.getClients(), retry))
+        settings = map.from(ClientSettingsMapper.clients(properties.getClients(), retry, properties.getUtilization()))
             .to(settings, ThrottleSettings::withClients);
         settings = map.from(queue::getCapacity)
             .as(positiveNumber("queue.capacity", "Set a capacity of at least 1."))
@@ -75,7 +78,8 @@ final class ThrottleSettingsMapper {
             .to(settings, ThrottleSettings::withTenantOverrides);
         settings = map.from(circuit(properties.getCircuit())).to(settings, ThrottleSettings::withCircuit);
         settings = map
-            .from(limiter(properties.getConcurrency(), properties.getSlowStart(), properties.getMaxTrackedNames()))
+            .from(limiter(properties.getConcurrency(), properties.getSlowStart(), properties.getMaxTrackedNames())
+                .withTenantWeights(tenantWeights(tenants)))
             .to(settings, ThrottleSettings::withLimiter);
         settings = map.from(quotas(properties)).to(settings, ThrottleSettings::withQuotas);
         settings = map.from(properties.getEstimation()::getDocumentTokens)
@@ -93,6 +97,21 @@ final class ThrottleSettingsMapper {
         boolean none = tenant.requestsPerMinute() == null && tenant.inputTokensPerMinute() == null
                 && tenant.outputTokensPerMinute() == null;
         return none ? null : tenant;
+    }
+
+    /** The weights of the tenants that set one. */
+    private static TenantWeights tenantWeights(Tenants tenants) {
+        Map<String, BigDecimal> weights = new LinkedHashMap<>();
+        tenants.getOverrides().forEach((tenant, limits) -> {
+            BigDecimal weight = limits.getWeight();
+            if (weight != null) {
+                weights.put(tenant, check("tenants.overrides." + tenant + ".weight", weight,
+                        (value) -> value.signum() > 0, "must be positive",
+                        "Use a positive number such as 1, 3 or 0.5: a tenant weighted 3 gets three times the share "
+                                + "of a tenant weighted 1."));
+            }
+        });
+        return new TenantWeights(weights);
     }
 
     /** Each override with the default's values for what it leaves unset. */

@@ -1,18 +1,20 @@
 package io.github.llmthrottle.autoconfigure;
 
 import java.net.URI;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
-import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantLimits;
+import io.github.llmthrottle.autoconfigure.LlmThrottleProperties.TenantOverride;
 import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.CountTokensSettings;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.ConcurrencyLimits;
 import io.github.llmthrottle.limit.LimiterOptions;
+import io.github.llmthrottle.limit.TenantWeights;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.SlowStartSettings;
 import io.github.llmthrottle.provider.ProviderDialect;
@@ -56,6 +58,47 @@ class ThrottleSettingsMapperTests {
     }
 
     @Test
+    void utilizationIsInheritedFromTheSharedToTheClientToTheModelAndItsDeploymentsAndChecked() {
+        this.properties.setUtilization(0.9);
+        ClientProperties client = addClient("a", ProviderDialect.ANTHROPIC);
+        ModelProperties opus = new ModelProperties();
+        opus.getDeployments().put("eu", new DeploymentProperties());
+        client.getModels().put("opus", opus);
+        ModelProperties sonnet = new ModelProperties();
+        sonnet.setUtilization(0.5);
+        client.getModels().put("sonnet", sonnet);
+        ClientSettings settings = map().clients().get("a");
+        assertThat(settings.defaultLimits().utilization()).isEqualTo(0.9);
+        assertThat(settings.models().get("opus").limits().utilization()).isEqualTo(0.9);
+        assertThat(settings.models().get("opus").deployments().get("eu").limits().utilization()).isEqualTo(0.9);
+        assertThat(settings.models().get("sonnet").limits().utilization()).isEqualTo(0.5);
+        client.setUtilization(0.8);
+        assertThat(map().clients().get("a").models().get("opus").limits().utilization()).isEqualTo(0.8);
+        sonnet.setUtilization(1.5);
+        assertInvalid(this::map, "llm.throttle.clients.a.models.sonnet.utilization", "is not a share of the limits");
+        sonnet.setUtilization(null);
+        client.setUtilization(0.0);
+        assertInvalid(this::map, "llm.throttle.clients.a.utilization", "is not a share of the limits");
+        client.setUtilization(null);
+        this.properties.setUtilization(-1);
+        assertInvalid(this::map, "llm.throttle.utilization", "is not a share of the limits");
+    }
+
+    @Test
+    void tenantWeightsAreMappedAndChecked() {
+        assertThat(map().limiter().tenantWeights()).isEqualTo(TenantWeights.NONE);
+        TenantOverride gold = new TenantOverride();
+        gold.setWeight(new BigDecimal("2.5"));
+        this.properties.getTenants().getOverrides().put("gold", gold);
+        this.properties.getTenants().getOverrides().put("bronze", new TenantOverride());
+        TenantWeights weights = map().limiter().tenantWeights();
+        assertThat(weights.weight("gold")).isEqualTo(2.5);
+        assertThat(weights.weight("bronze")).isEqualTo(1.0);
+        gold.setWeight(BigDecimal.ZERO);
+        assertInvalid(this::map, "llm.throttle.tenants.overrides.gold.weight", "must be positive");
+    }
+
+    @Test
     void theBoundOfTrackedNamesIsMappedAndChecked() {
         assertThat(map().limiter().maxTrackedNames()).isEqualTo(100);
         this.properties.setMaxTrackedNames(7);
@@ -73,7 +116,7 @@ class ThrottleSettingsMapperTests {
         client.getModels().put("opus", opus);
         client.getDefaultLimits().setTokensPerDay(500L);
         this.properties.getTenants().getDefault().setTokensPerDay(2_000L);
-        TenantLimits acme = new TenantLimits();
+        TenantOverride acme = new TenantOverride();
         acme.setTokensPerMonth(9_000L);
         this.properties.getTenants().getOverrides().put("acme", acme);
         QuotaSettings quotas = map().quotas();
@@ -413,9 +456,9 @@ class ThrottleSettingsMapperTests {
     void tenantOverridesInheritTheDefaultTenantLimits() {
         this.properties.getTenants().getDefault().setRequestsPerMinute(600L);
         this.properties.getTenants().getDefault().setInputTokensPerMinute(200_000L);
-        TenantLimits acme = new TenantLimits();
+        TenantOverride acme = new TenantOverride();
         acme.setInputTokensPerMinute(500_000L);
-        this.properties.getTenants().setOverrides(Map.of("acme", acme, "quiet", new TenantLimits()));
+        this.properties.getTenants().setOverrides(Map.of("acme", acme, "quiet", new TenantOverride()));
         ThrottleSettings settings = map();
         assertThat(settings.tenantLimits("acme"))
             .isEqualTo(new io.github.llmthrottle.limit.TenantLimits(600L, 500_000L, null));
@@ -428,7 +471,7 @@ class ThrottleSettingsMapperTests {
 
     @Test
     void tenantsAreNotLimitedWhenNothingIsSet() {
-        this.properties.getTenants().setOverrides(Map.of("acme", new TenantLimits()));
+        this.properties.getTenants().setOverrides(Map.of("acme", new TenantOverride()));
         ThrottleSettings settings = map();
         assertThat(settings.defaultTenantLimits()).isNull();
         assertThat(settings.tenantLimits("acme")).isNull();

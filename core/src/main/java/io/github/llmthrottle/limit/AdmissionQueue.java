@@ -31,7 +31,9 @@ import org.jspecify.annotations.Nullable;
  * that for {@code BATCH}, then by arrival. So priorities are strict among calls that
  * arrived within one step of each other, FIFO holds within a priority, and waiting ages a
  * call: a {@code BATCH} call that has waited more than two steps (60 s) is ahead of a
- * {@code REALTIME} call arriving now, and never starves.
+ * {@code REALTIME} call arriving now, and never starves. With tenant weights configured,
+ * a tenant's call is ranked by its virtual start ({@link TenantFairShare}) instead of its
+ * arrival, so that waiting tenants share the model in proportion to their weights.
  *
  * <p>
  * The limiter's {@link AdmissionGate} says of each waiter, in this order, whether it can
@@ -75,8 +77,11 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
 
     private long nextWake = Long.MAX_VALUE;
 
-    AdmissionQueue(int capacity) {
+    private final TenantFairShare fairShare;
+
+    AdmissionQueue(int capacity, TenantFairShare fairShare) {
         this.capacity = capacity;
+        this.fairShare = fairShare;
     }
 
     /** Most calls waiting at once, all priorities together. */
@@ -97,8 +102,9 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
      */
     Waiter add(AdmissionRequest request, @Nullable BucketSet tenant, Duration maxWait, long arrival, long deadline,
             @Nullable Condition condition, @Nullable AsyncAdmission async) {
-        Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), arrival),
-                deadline, condition, async);
+        long start = this.fairShare.start(request, arrival);
+        Waiter waiter = new Waiter(request, tenant, maxWait, this.sequence++, rank(request.priority(), start), deadline,
+                condition, async);
         this.waiters.add(waiter);
         counted(waiter, 1);
         return waiter;

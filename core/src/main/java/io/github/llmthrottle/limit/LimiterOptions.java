@@ -10,8 +10,10 @@ package io.github.llmthrottle.limit;
  * @param maxTrackedNames most names that are not configured tracked at once: tenants per
  * model (their buckets and quota counters) and models named only in requests per client;
  * the least recently used idle one is forgotten beyond
+ * @param tenantWeights the weights by which waiting tenants share a model
  */
-public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings slowStart, int maxTrackedNames) {
+public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings slowStart, int maxTrackedNames,
+        TenantWeights tenantWeights) {
 
     /** The default of {@link #maxTrackedNames()}. */
     public static final int DEFAULT_MAX_TRACKED_NAMES = 100;
@@ -47,12 +49,31 @@ public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings sl
     }
 
     /**
+     * Options without tenant weights.
+     * @param concurrency the adaptive concurrency limit's start and default ceiling
+     * @param slowStart the slow start
+     * @param maxTrackedNames most names tracked at once, at least 1
+     */
+    public LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings slowStart, int maxTrackedNames) {
+        this(concurrency, slowStart, maxTrackedNames, TenantWeights.NONE);
+    }
+
+    /**
+     * A copy with other tenant weights.
+     * @param tenantWeights the weights of the tenants
+     * @return the new options
+     */
+    public LimiterOptions withTenantWeights(TenantWeights tenantWeights) {
+        return new LimiterOptions(this.concurrency, this.slowStart, this.maxTrackedNames, tenantWeights);
+    }
+
+    /**
      * A copy with other concurrency limits.
      * @param concurrency the concurrency limits
      * @return the new options
      */
     public LimiterOptions withConcurrency(ConcurrencyLimits concurrency) {
-        return new LimiterOptions(concurrency, this.slowStart, this.maxTrackedNames);
+        return new LimiterOptions(concurrency, this.slowStart, this.maxTrackedNames, this.tenantWeights);
     }
 
     /**
@@ -61,7 +82,7 @@ public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings sl
      * @return the new options
      */
     public LimiterOptions withSlowStart(SlowStartSettings slowStart) {
-        return new LimiterOptions(this.concurrency, slowStart, this.maxTrackedNames);
+        return new LimiterOptions(this.concurrency, slowStart, this.maxTrackedNames, this.tenantWeights);
     }
 
     /**
@@ -70,7 +91,7 @@ public record LimiterOptions(ConcurrencyLimits concurrency, SlowStartSettings sl
      * @return the new options
      */
     public LimiterOptions withMaxTrackedNames(int maxTrackedNames) {
-        return new LimiterOptions(this.concurrency, this.slowStart, maxTrackedNames);
+        return new LimiterOptions(this.concurrency, this.slowStart, maxTrackedNames, this.tenantWeights);
     }
 
 }

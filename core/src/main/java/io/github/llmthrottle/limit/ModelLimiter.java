@@ -125,7 +125,7 @@ public final class ModelLimiter implements Admission {
         this.defaultMaxWait = defaultMaxWait;
         this.timeSource = timeSource;
         this.buckets = new BucketSet(store, BucketKeys.model(client, model));
-        this.queue = new AdmissionQueue(queueCapacity);
+        this.queue = new AdmissionQueue(queueCapacity, new TenantFairShare(options.tenantWeights(), this.buckets));
         this.tenantBuckets = new TenantBuckets(store, BucketKeys.model(client, model), tenantLimits,
                 options.maxTrackedNames(), this.queue::holds);
         this.calibration = new ProviderCalibration(limits, this.buckets);

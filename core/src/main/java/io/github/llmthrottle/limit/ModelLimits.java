@@ -12,9 +12,12 @@ import org.jspecify.annotations.Nullable;
  * @param inputTokensPerMinute input tokens per minute, or {@code null}
  * @param outputTokensPerMinute output tokens per minute, or {@code null}
  * @param maxConcurrency ceiling for calls in flight at once, or {@code null}
+ * @param utilization the share of every per-minute limit admitted, configured and
+ * provider-reported alike: more than 0 and at most 1 ({@code llm.throttle.utilization},
+ * for a safety margin)
  */
 public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
-        @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency) {
+        @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency, double utilization) {
 
     /** No limit in any dimension. */
     public static final ModelLimits UNLIMITED = new ModelLimits(null, null, null, null);
@@ -38,6 +41,41 @@ public record ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long input
         requirePerMinute("inputTokensPerMinute", inputTokensPerMinute);
         requirePerMinute("outputTokensPerMinute", outputTokensPerMinute);
         requirePositive("maxConcurrency", (maxConcurrency != null) ? maxConcurrency.longValue() : null);
+        if (!(utilization > 0 && utilization <= 1)) {
+            throw new IllegalArgumentException("utilization must be more than 0 and at most 1, was " + utilization);
+        }
+    }
+
+    /**
+     * Limits that admit the whole of each limit.
+     * @param requestsPerMinute requests per minute, or {@code null}
+     * @param inputTokensPerMinute input tokens per minute, or {@code null}
+     * @param outputTokensPerMinute output tokens per minute, or {@code null}
+     * @param maxConcurrency ceiling for calls in flight at once, or {@code null}
+     */
+    public ModelLimits(@Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute,
+            @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency) {
+        this(requestsPerMinute, inputTokensPerMinute, outputTokensPerMinute, maxConcurrency, 1.0);
+    }
+
+    /**
+     * These limits admitting only a share of each.
+     * @param utilization more than 0 and at most 1
+     * @return the limits
+     */
+    public ModelLimits withUtilization(double utilization) {
+        return new ModelLimits(this.requestsPerMinute, this.inputTokensPerMinute, this.outputTokensPerMinute,
+                this.maxConcurrency, utilization);
+    }
+
+    /**
+     * The share of a per-minute limit these limits admit: {@code limit} times the
+     * utilization, rounded down, at least 1.
+     * @param limit a configured or provider-reported limit
+     * @return the admitted share
+     */
+    public long admitted(long limit) {
+        return (this.utilization >= 1) ? limit : Math.max(1, (long) Math.floor(limit * this.utilization));
     }
 
     /**

@@ -97,9 +97,15 @@ final class ProviderCalibration {
 
     /**
      * The limit in force: the configured one, lowered by a lower one the provider
-     * reported.
+     * reported, of which only the configured utilization is admitted.
      */
     @Nullable Long effectiveLimit(Dimension dimension) {
+        Long full = fullLimit(dimension);
+        return (full != null) ? this.configured.admitted(full) : null;
+    }
+
+    /** The configured or provider-reported limit, before utilization. */
+    private @Nullable Long fullLimit(Dimension dimension) {
         Long configured = this.configured.perMinute(dimension);
         Long server = this.serverLimits.get(dimension);
         if (configured == null) {
@@ -202,7 +208,11 @@ final class ProviderCalibration {
         }
         long refilled = (long) Math.min((double) bucket.capacity(),
                 (double) bucket.capacity() * elapsed / MINUTE_NANOS);
-        bucket.limitTo(Dimension.saturatedAdd(least(dimension, reported), refilled));
+        // with a utilization below 1, the share of the limit not admitted is kept
+        // unspent at the provider too
+        Long full = fullLimit(dimension);
+        long margin = (full != null) ? full - this.configured.admitted(full) : 0;
+        bucket.limitTo(Dimension.saturatedAdd(Math.max(0, least(dimension, reported) - margin), refilled));
     }
 
     /**

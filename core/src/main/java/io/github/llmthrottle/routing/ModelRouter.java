@@ -1,15 +1,19 @@
 package io.github.llmthrottle.routing;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.ContextWindowExceededException;
+import io.github.llmthrottle.FallbackOn;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.ProviderRefusedException;
 import io.github.llmthrottle.ThrottleContext;
 import org.jspecify.annotations.Nullable;
 
@@ -38,6 +42,12 @@ import org.jspecify.annotations.Nullable;
  * application exception, a throttling failure of another client) propagates at once,
  * unchanged.
  * <p>
+ * With {@link #withFallbackOn(Set)}, an exception that carries a provider's refusal of
+ * one of the listed kinds ({@link ProviderRefusals}) moves on too, reported as a
+ * {@link ProviderRefusedException}. With {@link #withOrder(RouteOrder)}, each invocation
+ * tries the candidates in the order the {@link RouteOrder} gives it (weighted, cheapest
+ * first) instead of their listed order.
+ * <p>
  * Each move from one candidate to the next is reported with
  * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate
  * failed, the {@link Recovery} is called with the last throttling failure, or without
@@ -56,6 +66,10 @@ public final class ModelRouter {
 
     private final Duration defaultMaxWait;
 
+    private final RouteOrder order;
+
+    private final Set<FallbackOn> fallbackOn;
+
     /**
      * Creates a router.
      * @param client the client of the candidates that name none (the annotation's client)
@@ -70,6 +84,36 @@ public final class ModelRouter {
         this.client = client;
         this.candidates = List.copyOf(candidates);
         this.defaultMaxWait = defaultMaxWait;
+        this.order = RouteOrder.ORDERED;
+        this.fallbackOn = Set.of();
+    }
+
+    private ModelRouter(ModelRouter router, RouteOrder order, Set<FallbackOn> fallbackOn) {
+        this.client = router.client;
+        this.candidates = router.candidates;
+        this.defaultMaxWait = router.defaultMaxWait;
+        this.order = order;
+        this.fallbackOn = fallbackOn;
+    }
+
+    /**
+     * This router with another order of the candidates per invocation.
+     * @param order the order ({@link RouteOrder#ORDERED} for the listed one)
+     * @return the router
+     */
+    public ModelRouter withOrder(RouteOrder order) {
+        return new ModelRouter(this, order, this.fallbackOn);
+    }
+
+    /**
+     * This router also moving on when the provider refused the request for one of
+     * {@code refusals}.
+     * @param refusals the refusals that move on to the next candidate; empty for none
+     * @return the router
+     */
+    public ModelRouter withFallbackOn(Set<FallbackOn> refusals) {
+        Set<FallbackOn> copy = refusals.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(refusals));
+        return new ModelRouter(this, this.order, copy);
     }
 
     /**
@@ -90,8 +134,9 @@ public final class ModelRouter {
         LlmThrottleException failure = null;
         Throwable thrown = null;
         ContextWindowExceededException tooLarge = null;
-        for (int attempt = 0; attempt < this.candidates.size(); attempt++) {
-            RouteCandidate candidate = this.candidates.get(attempt);
+        int[] order = this.order.order(this.candidates);
+        for (int attempt = 0; attempt < order.length; attempt++) {
+            RouteCandidate candidate = this.candidates.get(order[attempt]);
             String client = clientOf(candidate);
             LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait, tooLarge);
             if (refusal != null) {
@@ -108,6 +153,9 @@ public final class ModelRouter {
                 catch (Throwable ex) {
                     LlmThrottleException throttling = throttlingFailure(ex, client);
                     if (throttling == null) {
+                        throttling = refusedFailure(ex, client, candidate.model());
+                    }
+                    if (throttling == null) {
                         throw ex;
                     }
                     if (throttling instanceof ContextWindowExceededException exceeded) {
@@ -117,8 +165,8 @@ public final class ModelRouter {
                     thrown = ex;
                 }
             }
-            if (attempt + 1 < this.candidates.size()) {
-                RouteCandidate next = this.candidates.get(attempt + 1);
+            if (attempt + 1 < order.length) {
+                RouteCandidate next = this.candidates.get(order[attempt + 1]);
                 String to = clientOf(next).equals(client) ? next.model()
                         : clientOf(next) + ModelReference.SEPARATOR + next.model();
                 candidate.routedAway(to, failure);
@@ -158,6 +206,20 @@ public final class ModelRouter {
             return new AdmissionTimeoutException(client, candidate.model(), maxWait, wait);
         }
         return null;
+    }
+
+    /**
+     * A refusal by the provider that the router moves on after.
+     * @return the refusal as a failure, or {@code null} when {@code ex} carries none of
+     * the kinds of {@link #withFallbackOn(Set)}
+     */
+    private @Nullable LlmThrottleException refusedFailure(Throwable ex, String client, String model) {
+        if (this.fallbackOn.isEmpty() || !(ex instanceof Exception)) {
+            return null;
+        }
+        FallbackOn refusal = ProviderRefusals.classify(ex);
+        return (refusal != null && this.fallbackOn.contains(refusal))
+                ? new ProviderRefusedException(client, model, refusal, ex) : null;
     }
 
     /**

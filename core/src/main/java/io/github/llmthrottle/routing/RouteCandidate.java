@@ -70,6 +70,15 @@ public interface RouteCandidate {
     @Nullable Duration estimatedWait(Priority priority, @Nullable String tenant, Duration maxWait);
 
     /**
+     * What the model's successful calls used so far, the base of the typical request
+     * {@link CheapestRouteOrder} prices.
+     * @return the history, {@link TokenHistory#NONE} when unknown
+     */
+    default TokenHistory history() {
+        return TokenHistory.NONE;
+    }
+
+    /**
      * The router refused this model before calling it (open circuit, a wait above
      * max-wait, or a context window smaller than the invocation's request).
      * @param rejection why, as the caller would have seen it

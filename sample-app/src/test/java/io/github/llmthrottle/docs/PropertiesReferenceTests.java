@@ -63,8 +63,8 @@ class PropertiesReferenceTests {
     @Test
     void tenantPropertiesAreThoseATenantBinds() throws IOException {
         Set<String> bound = new TreeSet<>();
-        walk(LlmThrottleProperties.TenantLimits.class, "", bound);
-        assertThat(documented("Per tenant", bound)).as("properties.md, Per tenant, against TenantLimits")
+        walk(LlmThrottleProperties.TenantOverride.class, "", bound);
+        assertThat(documented("Per tenant", bound)).as("properties.md, Per tenant, against TenantOverride")
             .isEqualTo(bound);
     }
 
