@@ -169,7 +169,7 @@ final class ThrottledMethods {
                 throw new IllegalStateException(
                         description + " routes to client '" + reference.client() + "', which is not configured");
             }
-            return new ThrottledModelCandidate(owner, owner.model(reference.model()));
+            return new ThrottledModelCandidate(owner, owner.model(reference.model()), registry.getBudgets());
         }).toList();
         ModelRouter router = new ModelRouter(client.getName(), candidates, registry.getSettings().maxWait());
         Duration maxWait = maxWait(annotation, description);

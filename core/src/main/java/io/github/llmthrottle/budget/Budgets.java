@@ -207,6 +207,21 @@ public final class Budgets {
     }
 
     /**
+     * What was spent against one budget in the window in force.
+     * @param scope {@code model}, {@code client} or {@code tenant}
+     * @param client the client of a model or client budget, else {@code null}
+     * @param model the model of a model budget, else {@code null}
+     * @param tenant the tenant of a tenant budget, else {@code null}
+     * @param window the window
+     * @return the amount spent so far (reservations of calls in flight included)
+     */
+    public BigDecimal spent(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
+            QuotaWindow window) {
+        return Budget
+            .fromMicros(this.store.used(key(scope, client, model, tenant, window.periodOf(this.clock.instant()))));
+    }
+
+    /**
      * The tenants whose budgets are shown: those with a budget of their own, then those
      * seen lately.
      * @return the tenants

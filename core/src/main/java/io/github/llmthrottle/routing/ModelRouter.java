@@ -1,6 +1,7 @@
 package io.github.llmthrottle.routing;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,10 @@ import org.jspecify.annotations.Nullable;
  * as Spring's {@code RestClientResponseException}, an I/O error that was not retried, an
  * application exception, a throttling failure of another client) propagates at once,
  * unchanged.
+ * <p>
+ * <b>Budgets.</b> Candidates whose budget in money is nearly spent
+ * ({@link RouteCandidate#isNearBudget}) are tried after the others, each group in its
+ * configured order.
  * <p>
  * Each move from one candidate to the next is reported with
  * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate
@@ -90,8 +95,9 @@ public final class ModelRouter {
         LlmThrottleException failure = null;
         Throwable thrown = null;
         ContextWindowExceededException tooLarge = null;
-        for (int attempt = 0; attempt < this.candidates.size(); attempt++) {
-            RouteCandidate candidate = this.candidates.get(attempt);
+        List<RouteCandidate> candidates = byBudget(tenant);
+        for (int attempt = 0; attempt < candidates.size(); attempt++) {
+            RouteCandidate candidate = candidates.get(attempt);
             String client = clientOf(candidate);
             LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait, tooLarge);
             if (refusal != null) {
@@ -117,8 +123,8 @@ public final class ModelRouter {
                     thrown = ex;
                 }
             }
-            if (attempt + 1 < this.candidates.size()) {
-                RouteCandidate next = this.candidates.get(attempt + 1);
+            if (attempt + 1 < candidates.size()) {
+                RouteCandidate next = candidates.get(attempt + 1);
                 String to = clientOf(next).equals(client) ? next.model()
                         : clientOf(next) + ModelReference.SEPARATOR + next.model();
                 candidate.routedAway(to, failure);
@@ -133,6 +139,26 @@ public final class ModelRouter {
             return recovery.recover(failure);
         }
         throw thrown;
+    }
+
+    /**
+     * The candidates in order, those whose budget is nearly spent moved after the others.
+     */
+    private List<RouteCandidate> byBudget(@Nullable String tenant) {
+        List<RouteCandidate> near = null;
+        for (RouteCandidate candidate : this.candidates) {
+            if (candidate.isNearBudget(tenant)) {
+                near = (near != null) ? near : new ArrayList<>();
+                near.add(candidate);
+            }
+        }
+        if (near == null || near.size() == this.candidates.size()) {
+            return this.candidates;
+        }
+        List<RouteCandidate> ordered = new ArrayList<>(this.candidates);
+        ordered.removeAll(near);
+        ordered.addAll(near);
+        return ordered;
     }
 
     private String clientOf(RouteCandidate candidate) {
