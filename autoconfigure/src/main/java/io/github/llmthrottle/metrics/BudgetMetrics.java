@@ -61,7 +61,6 @@ public final class BudgetMetrics implements ThrottleObserver {
     public void onCost(String client, String model, BigDecimal cost) {
         Counter.builder(COST)
             .description("What settled calls cost, from their usage and the model's prices")
-            .baseUnit(this.budgets.settings().currency())
             .tags("client", client, "model", model, "currency", this.budgets.settings().currency())
             .register(this.registry)
             .increment(cost.doubleValue());
