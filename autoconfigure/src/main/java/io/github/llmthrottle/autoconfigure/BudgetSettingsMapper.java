@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * {@link BudgetSettings}. A negative price, a price without its input or output, a budget
  * that is not positive, and a budget that no priced model could ever count against (a
  * model without a price, {@code default-limits}, or a client or tenant when no model has
- * a price, a deployment) fail with an {@link InvalidThrottleConfigurationException} naming the
- * property.
+ * a price, a deployment) fail with an {@link InvalidThrottleConfigurationException}
+ * naming the property.
  */
 final class BudgetSettingsMapper {
 
@@ -44,11 +44,11 @@ final class BudgetSettingsMapper {
                 String modelPrefix = prefix + "models." + name + ".";
                 ModelPrice price = price(modelPrefix + "price.", model.getPrice());
                 Budget budget = budget(modelPrefix, model);
-                model.getDeployments()
-                    .forEach((deployment, properties) -> requireNone(modelPrefix + "deployments." + deployment + ".",
-                            budget(modelPrefix + "deployments." + deployment + ".", properties),
-                            "is not applied to a deployment",
-                            "A deployment's calls count against its model's budget: set the budget on the model."));
+                model.getDeployments().forEach((deployment, limits) -> {
+                    String deploymentPrefix = modelPrefix + "deployments." + deployment + ".";
+                    requireNone(deploymentPrefix, budget(deploymentPrefix, limits), "is not applied to a deployment",
+                            "A deployment's calls count against its model's budget: set the budget on the model.");
+                });
                 if (price != null) {
                     prices.put(name, price);
                 }

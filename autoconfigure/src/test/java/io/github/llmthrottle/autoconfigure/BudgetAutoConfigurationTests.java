@@ -95,6 +95,13 @@ class BudgetAutoConfigurationTests {
     }
 
     @Test
+    void aBudgetOnADeploymentFails() {
+        assertFailure("clients.anthropic.models.sonnet.deployments.eu.budget-per-day", "is not applied to a deployment",
+                SONNET + "price.input=3", SONNET + "price.output=15",
+                SONNET + "deployments.eu.base-url=https://eu.example.com", SONNET + "deployments.eu.budget-per-day=5");
+    }
+
+    @Test
     void aBudgetThatIsNotPositiveAndABadWarningShareFail() {
         assertFailure("clients.anthropic.models.sonnet.budget-per-day", "must be positive", SONNET + "price.input=3",
                 SONNET + "price.output=15", SONNET + "budget-per-day=0");

@@ -20,8 +20,8 @@ import io.github.llmthrottle.client.ThrottledClient;
  * The summary table of a demo burst: per priority the calls, their outcomes, queue waits
  * and latencies; which models answered the realtime questions; how each model's attempts
  * spread over its deployments; per client and model the totals of the endpoint, with
- * their cost and what is left of the budgets; and how
- * much of each input limit the burst used.
+ * their cost and what is left of the budgets; and how much of each input limit the burst
+ * used.
  */
 final class DemoSummary {
 
