@@ -32,7 +32,13 @@ public enum RejectionReason {
      * The request does not fit the model's context window
      * ({@link ContextWindowExceededException}); it was never sent.
      */
-    CONTEXT_WINDOW("context_window");
+    CONTEXT_WINDOW("context_window"),
+
+    /**
+     * The estimated cost of the call no longer fits a budget in money of its model,
+     * client or tenant ({@link BudgetExceededException}); it was never sent.
+     */
+    BUDGET("budget");
 
     private final String tag;
 

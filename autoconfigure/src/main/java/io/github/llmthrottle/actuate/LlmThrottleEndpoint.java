@@ -1,5 +1,6 @@
 package io.github.llmthrottle.actuate;
 
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
@@ -82,7 +84,8 @@ public class LlmThrottleEndpoint {
             clients.put(name,
                     new ClientDescriptor(client.getSettings().provider().name().toLowerCase(Locale.ROOT), models));
         });
-        return new ClientsDescriptor(clients, quotas(this.showTenants.isShown(securityContext.getPrincipal())));
+        boolean showTenants = this.showTenants.isShown(securityContext.getPrincipal());
+        return new ClientsDescriptor(clients, quotas(showTenants), budgets(showTenants));
     }
 
     /**
@@ -167,8 +170,8 @@ public class LlmThrottleEndpoint {
                 ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(), state.concurrencyLimit(),
                 new QueuedDescriptor(state.queued().realtime(), state.queued().normal(), state.queued().batch(),
                         state.queued().total()),
-                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals().snapshot()),
-                model.getContextWindow(), deployments(model), model.getDeploymentOf());
+                this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals()), model.getContextWindow(),
+                deployments(model), model.getDeploymentOf());
     }
 
     private static @Nullable List<String> deployments(ThrottledModel model) {
@@ -200,7 +203,31 @@ public class LlmThrottleEndpoint {
         if (quotas.isEmpty()) {
             return List.of();
         }
-        // a model's deployments count against the model's quota: no quota of their own
+        return quotas.states(configuredModels())
+            .stream()
+            .map((state) -> QuotaDescriptor.of(state, showTenants))
+            .toList();
+    }
+
+    /**
+     * What is left of every budget in money of a day or a month; empty without budgets.
+     */
+    private List<BudgetDescriptor> budgets(boolean showTenants) {
+        Budgets budgets = this.registry.getBudgets();
+        if (budgets.isEmpty()) {
+            return List.of();
+        }
+        return budgets.states(configuredModels())
+            .stream()
+            .map((state) -> BudgetDescriptor.of(state, showTenants))
+            .toList();
+    }
+
+    /**
+     * The models of each client, without deployments: a model's deployments count against
+     * the model's quotas and budgets, with none of their own.
+     */
+    private Map<String, List<String>> configuredModels() {
         Map<String, List<String>> models = new LinkedHashMap<>();
         this.registry.getClients()
             .forEach((name, client) -> models.put(name,
@@ -209,7 +236,7 @@ public class LlmThrottleEndpoint {
                         .filter((model) -> model.getDeploymentOf() == null)
                         .map(ThrottledModel::getName)
                         .toList()));
-        return quotas.states(models).stream().map((state) -> QuotaDescriptor.of(state, showTenants)).toList();
+        return models;
     }
 
     /**
@@ -218,9 +245,11 @@ public class LlmThrottleEndpoint {
      * @param clients the clients
      * @param quotas what is left of every token quota of a day or a month (of a model, a
      * client or a tenant); empty without quotas
+     * @param budgets what is left of every budget in money of a day or a month; empty
+     * without budgets
      */
-    public record ClientsDescriptor(Map<String, ClientDescriptor> clients,
-            List<QuotaDescriptor> quotas) implements OperationResponseBody {
+    public record ClientsDescriptor(Map<String, ClientDescriptor> clients, List<QuotaDescriptor> quotas,
+            List<BudgetDescriptor> budgets) implements OperationResponseBody {
     }
 
     /**
@@ -389,15 +418,20 @@ public class LlmThrottleEndpoint {
      * @param cacheReadTokens input tokens read from the prompt cache
      * @param cacheWriteTokens input tokens written to the prompt cache (part of
      * {@code inputTokens})
+     * @param cost what the calls cost in {@code llm.throttle.currency}, from the model's
+     * prices; omitted while nothing was spent
      */
     public record TotalsDescriptor(long calls, long attempts, long succeeded, long failed, long rateLimited,
             long overloaded, long retries, long fallbacks, long rejected, long inputTokens, long outputTokens,
-            long cacheReadTokens, long cacheWriteTokens) {
+            long cacheReadTokens, long cacheWriteTokens, @Nullable BigDecimal cost) {
 
-        static TotalsDescriptor of(ModelTotals.Snapshot totals) {
+        static TotalsDescriptor of(ModelTotals model) {
+            ModelTotals.Snapshot totals = model.snapshot();
+            BigDecimal cost = model.cost();
             return new TotalsDescriptor(totals.calls(), totals.attempts(), totals.succeeded(), totals.failed(),
                     totals.rateLimited(), totals.overloaded(), totals.retries(), totals.fallbacks(), totals.rejected(),
-                    totals.inputTokens(), totals.outputTokens(), totals.cacheReadTokens(), totals.cacheWriteTokens());
+                    totals.inputTokens(), totals.outputTokens(), totals.cacheReadTokens(), totals.cacheWriteTokens(),
+                    (cost.signum() != 0) ? cost : null);
         }
 
     }

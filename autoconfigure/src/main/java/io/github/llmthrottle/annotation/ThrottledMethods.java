@@ -184,7 +184,7 @@ final class ThrottledMethods {
                 throw new IllegalStateException(
                         description + " routes to client '" + reference.client() + "', which is not configured");
             }
-            return new ThrottledModelCandidate(owner, owner.model(reference.model()));
+            return new ThrottledModelCandidate(owner, owner.model(reference.model()), registry.getBudgets());
         }).toList();
         ModelRouter router = RouterOptions.configure(
                 new ModelRouter(client.getName(), candidates, registry.getSettings().maxWait()), candidates, annotation,

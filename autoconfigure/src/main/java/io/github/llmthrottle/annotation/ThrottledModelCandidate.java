@@ -7,6 +7,7 @@ import java.util.Objects;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
@@ -33,9 +34,17 @@ final class ThrottledModelCandidate implements RouteCandidate {
 
     private final ThrottledModel model;
 
-    ThrottledModelCandidate(ThrottledClient client, ThrottledModel model) {
+    private final Budgets budgets;
+
+    ThrottledModelCandidate(ThrottledClient client, ThrottledModel model, Budgets budgets) {
         this.client = client;
         this.model = model;
+        this.budgets = budgets;
+    }
+
+    @Override
+    public boolean isNearBudget(@Nullable String tenant) {
+        return this.budgets.isNearlySpent(this.client.getName(), this.model.getName(), tenant);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.github.llmthrottle.autoconfigure;
 import java.time.Duration;
 
 import io.github.llmthrottle.annotation.ThrottledAnnotationBeanPostProcessor;
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.client.CompositeThrottleObserver;
 import io.github.llmthrottle.client.IdleStreamReaper;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -93,6 +94,14 @@ public final class LlmThrottleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    Budgets llmThrottleBudgets(LlmThrottleProperties properties, ThrottleSettings settings, QuotaStore quotaStore,
+            TimeSource timeSource) {
+        return new Budgets(BudgetSettingsMapper.map(properties), quotaStore, timeSource.clock(),
+                settings.limiter().maxTrackedNames());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     TokenQuotas llmThrottleTokenQuotas(ThrottleSettings settings, QuotaStore quotaStore, TimeSource timeSource) {
         return new TokenQuotas(settings.quotas(), quotaStore, timeSource.clock(), settings.limiter().maxTrackedNames());
     }
@@ -109,7 +118,7 @@ public final class LlmThrottleAutoConfiguration {
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, TimeSource timeSource,
-            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas,
+            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas, Budgets budgets,
             ObjectProvider<ObservationRegistry> observationRegistry,
             ObjectProvider<LlmThrottleCallObservationConvention> callConvention,
             ObjectProvider<LlmThrottleAttemptObservationConvention> attemptConvention) {
@@ -118,7 +127,7 @@ public final class LlmThrottleAutoConfiguration {
                 new CompositeThrottleObserver(observers.orderedStream().toList()),
                 new LlmThrottleObservations(observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP),
                         callConvention.getIfUnique(), attemptConvention.getIfUnique()),
-                quotas);
+                quotas, budgets);
     }
 
     @Bean

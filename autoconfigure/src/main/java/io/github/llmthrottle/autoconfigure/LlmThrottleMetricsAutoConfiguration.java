@@ -1,8 +1,10 @@
 package io.github.llmthrottle.autoconfigure;
 
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.metrics.BudgetMetrics;
 import io.github.llmthrottle.metrics.GenAiClientMetrics;
 import io.github.llmthrottle.metrics.QuotaMetrics;
 import io.github.llmthrottle.metrics.ThrottleMetrics;
@@ -23,8 +25,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Auto-configuration of llm-throttle's Micrometer meters ({@code llm.*}), when the
  * application has Micrometer and a {@link MeterRegistry} (with the gauges of the token
- * quotas, {@code llm.quota.*}), and of the OpenTelemetry GenAI client metrics
- * ({@code gen_ai.client.*}) when {@code llm.throttle.metrics.gen-ai.enabled=true}.
+ * quotas, {@code llm.quota.*}; of money, {@code llm.cost} and {@code llm.budget.*}), and
+ * of the OpenTelemetry GenAI client metrics ({@code gen_ai.client.*}) when
+ * {@code llm.throttle.metrics.gen-ai.enabled=true}.
  */
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -47,6 +50,13 @@ public final class LlmThrottleMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     QuotaMetrics llmThrottleQuotaMetrics(MeterRegistry meterRegistry, ThrottleSettings settings, TokenQuotas quotas) {
         return new QuotaMetrics(meterRegistry, settings, quotas);
+    }
+
+    @Bean
+    @ConditionalOnBean(Budgets.class)
+    @ConditionalOnMissingBean
+    BudgetMetrics llmThrottleBudgetMetrics(MeterRegistry meterRegistry, ThrottleSettings settings, Budgets budgets) {
+        return new BudgetMetrics(meterRegistry, settings, budgets);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -100,6 +100,34 @@ public class LlmThrottleProperties {
      */
     private int maxTrackedNames = 100;
 
+    /**
+     * Currency of every model's price and every budget (a code such as USD or EUR; no
+     * conversion is made).
+     */
+    private String currency = "USD";
+
+    /**
+     * Share of a budget in money (above 0, at most 1) beyond which its models are tried
+     * after the candidates whose budgets are not that far spent under @Throttled.
+     */
+    private double budgetWarningShare = 0.9;
+
+    public String getCurrency() {
+        return this.currency;
+    }
+
+    public void setCurrency(String currency) {
+        this.currency = currency;
+    }
+
+    public double getBudgetWarningShare() {
+        return this.budgetWarningShare;
+    }
+
+    public void setBudgetWarningShare(double budgetWarningShare) {
+        this.budgetWarningShare = budgetWarningShare;
+    }
+
     public boolean isEnabled() {
         return this.enabled;
     }

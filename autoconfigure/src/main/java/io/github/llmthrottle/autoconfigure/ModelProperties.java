@@ -7,6 +7,8 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+
 /**
  * A model's limits, fallback chain, context window, deployments and other names.
  */
@@ -46,6 +48,16 @@ public class ModelProperties extends ModelLimitsProperties {
      * than 0, at most 1); unset means the client's utilization.
      */
     private @Nullable Double utilization;
+
+    /**
+     * What the model's tokens cost, per million tokens, in llm.throttle.currency.
+     */
+    @NestedConfigurationProperty
+    private final ModelPriceProperties price = new ModelPriceProperties();
+
+    public ModelPriceProperties getPrice() {
+        return this.price;
+    }
 
     public List<String> getAliases() {
         return this.aliases;

@@ -110,6 +110,7 @@ class DocumentedConfigurationTests {
             .bind("llm.throttle", LlmThrottleProperties.class)
             .orElseGet(LlmThrottleProperties::new);
         assertThatNoException().as(yaml).isThrownBy(() -> ThrottleSettingsMapper.map(properties));
+        assertThatNoException().as(yaml).isThrownBy(() -> BudgetSettingsMapper.map(properties));
     }
 
 }

@@ -2,8 +2,10 @@ package io.github.llmthrottle.client;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.math.BigDecimal;
 
 import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.budget.BudgetReservation;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.Permit;
@@ -36,20 +38,24 @@ final class AttemptTokens {
 
     private final QuotaReservation quota;
 
+    private final BudgetReservation budget;
+
     /** Whether the attempt entered its prompt's prefixes in the client's prompt cache. */
     private boolean enteredCache;
 
-    private AttemptTokens(CallContext call, ThrottledModel target, Permit permit, QuotaReservation quota) {
+    private AttemptTokens(CallContext call, ThrottledModel target, Permit permit, QuotaReservation quota,
+            BudgetReservation budget) {
         this.call = call;
         this.target = target;
         this.permit = permit;
         this.quota = quota;
+        this.budget = budget;
     }
 
     /**
-     * Admits the attempt: its long-window quotas first (a call whose quota is used up
-     * fails at once instead of queueing; a model's deployments share the model's quota),
-     * then the target's limiter.
+     * Admits the attempt: its long-window quotas and budgets first (a call whose quota or
+     * budget is used up fails at once instead of queueing; a model's deployments share
+     * the model's), then the target's limiter.
      * @param call the call
      * @param target the model or deployment the attempt is admitted as
      * @return the admitted attempt's tokens
@@ -61,11 +67,16 @@ final class AttemptTokens {
             .quotas()
             .reserve(call.clientName(), call.model().name, request.tenant(),
                     request.inputTokens() + request.outputTokens());
+        BudgetReservation budget = BudgetReservation.none();
         boolean admitted = false;
         try {
-            Permit permit = quota.around(target.limiter.acquire(request));
+            budget = call.pipeline()
+                .budgets()
+                .reserve(call.clientName(), call.model().name, request.tenant(), request.inputTokens(),
+                        request.outputTokens());
+            Permit permit = budget.around(quota.around(target.limiter.acquire(request)));
             admitted = true;
-            return new AttemptTokens(call, target, permit, quota);
+            return new AttemptTokens(call, target, permit, quota, budget);
         }
         catch (LlmThrottleException ex) {
             throw call.admissionFailure(request, ex);
@@ -81,6 +92,7 @@ final class AttemptTokens {
         finally {
             if (!admitted) {
                 quota.cancel();
+                budget.cancel();
             }
         }
     }
@@ -108,9 +120,10 @@ final class AttemptTokens {
         }
     }
 
-    /** The provider answered: the quota bills the call from here on. */
+    /** The provider answered: the quota and budgets bill the call from here on. */
     void answered() {
         this.quota.answered();
+        this.budget.answered();
     }
 
     /**
@@ -154,7 +167,12 @@ final class AttemptTokens {
     private void recordUsage(Usage usage, CallObservation.Attempt observation) {
         ClientPipeline pipeline = this.call.pipeline();
         observation.usage(usage);
+        this.budget.settle(usage);
         this.call.events().onUsage(pipeline.clientName(), this.target.name, usage);
+        BigDecimal cost = pipeline.budgets().cost(pipeline.clientName(), this.call.model().name, usage);
+        if (cost != null) {
+            this.call.events().onCost(pipeline.clientName(), this.target.name, cost);
+        }
         pipeline.promptCache()
             .settled(this.call.model().name, this.call.llmRequest(),
                     usage.cacheReadTokens() > 0 || usage.cacheWriteTokens() > 0);

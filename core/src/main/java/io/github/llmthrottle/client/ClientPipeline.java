@@ -2,6 +2,7 @@ package io.github.llmthrottle.client;
 
 import java.util.Set;
 
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
@@ -31,12 +32,13 @@ import io.github.llmthrottle.time.TimeSource;
  * @param events every event of this client: the totals first, then the application's
  * observers
  * @param quotas the token quotas over days and months, shared by every client
+ * @param budgets the prices and the budgets in money, shared by every client
  * @param openStreams streamed responses handed out and not ended yet
  */
 record ClientPipeline(ClientSettings settings, RetryEngine retryEngine, ResponseClassifier classifier,
         TokenEstimator estimator, ExactTokenCounts exactCounts, RequestBodyReader requestReader,
         UsageReader usageReader, PromptCache promptCache, TimeSource time, TenantResolver tenantResolver,
-        ThrottleObserver events, TokenQuotas quotas, Set<StreamSettlement> openStreams) {
+        ThrottleObserver events, TokenQuotas quotas, Budgets budgets, Set<StreamSettlement> openStreams) {
 
     /**
      * The client's name.

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.client;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +57,11 @@ public final class CompositeThrottleObserver implements ThrottleObserver {
     @Override
     public void onUsage(String client, String model, Usage usage) {
         each((observer) -> observer.onUsage(client, model, usage));
+    }
+
+    @Override
+    public void onCost(String client, String model, BigDecimal cost) {
+        each((observer) -> observer.onCost(client, model, cost));
     }
 
     @Override

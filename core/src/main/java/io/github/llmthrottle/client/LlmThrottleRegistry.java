@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.RequestBodyReader;
@@ -27,6 +28,8 @@ public final class LlmThrottleRegistry {
 
     private final TokenQuotas quotas;
 
+    private final Budgets budgets;
+
     /**
      * Creates a registry.
      * @param settings the validated settings
@@ -44,7 +47,20 @@ public final class LlmThrottleRegistry {
      */
     public LlmThrottleRegistry(ThrottleSettings settings, Function<ClientSettings, ThrottledClient> clientFactory,
             TokenQuotas quotas) {
+        this(settings, clientFactory, quotas, Budgets.none());
+    }
+
+    /**
+     * Creates a registry whose clients count token quotas and budgets in money.
+     * @param settings the validated settings
+     * @param clientFactory creates the run-time client of each configured client
+     * @param quotas the token quotas over days and months the clients count
+     * @param budgets the prices and budgets in money the clients count
+     */
+    public LlmThrottleRegistry(ThrottleSettings settings, Function<ClientSettings, ThrottledClient> clientFactory,
+            TokenQuotas quotas, Budgets budgets) {
         this.quotas = quotas;
+        this.budgets = budgets;
         this.settings = settings;
         Map<String, ThrottledClient> clients = new LinkedHashMap<>();
         settings.clients().forEach((name, client) -> clients.put(name, clientFactory.apply(client)));
@@ -104,11 +120,34 @@ public final class LlmThrottleRegistry {
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
             LlmThrottleObservations observations, TokenQuotas quotas) {
+        return create(settings, limiters, estimator, tenantResolver, time, observer, observations, quotas,
+                Budgets.none());
+    }
+
+    /**
+     * Creates the registry of every configured client, counting token quotas and budgets
+     * in money, whose calls and attempts are observed.
+     * @param settings the validated settings
+     * @param limiters admission control of every client and model
+     * @param estimator estimates input tokens before a call
+     * @param tenantResolver resolves the tenant of requests made outside a
+     * {@code @Throttled} method
+     * @param time the time source (clocks, sleeping between retries)
+     * @param observer observes calls, attempts and retries
+     * @param observations where calls and attempts are observed
+     * @param quotas the token quotas over days and months
+     * @param budgets the prices and budgets in money
+     * @return the registry
+     */
+    public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
+            TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
+            LlmThrottleObservations observations, TokenQuotas quotas, Budgets budgets) {
         RequestBodyReader requestReader = new RequestBodyReader(settings.documentTokens());
         UsageReader usageReader = new UsageReader();
-        return new LlmThrottleRegistry(settings, (client) -> new ThrottledClient(client, limiters, estimator,
-                tenantResolver, observer, observations, requestReader, usageReader, settings.circuit(), time, quotas),
-                quotas);
+        return new LlmThrottleRegistry(
+                settings, (client) -> new ThrottledClient(client, limiters, estimator, tenantResolver, observer,
+                        observations, requestReader, usageReader, settings.circuit(), time, quotas, budgets),
+                quotas, budgets);
     }
 
     /**
@@ -117,6 +156,14 @@ public final class LlmThrottleRegistry {
      */
     public TokenQuotas getQuotas() {
         return this.quotas;
+    }
+
+    /**
+     * The prices and budgets in money that every client counts.
+     * @return the budgets
+     */
+    public Budgets getBudgets() {
+        return this.budgets;
     }
 
     public ThrottleSettings getSettings() {

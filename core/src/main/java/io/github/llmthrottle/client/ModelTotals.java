@@ -1,5 +1,8 @@
 package io.github.llmthrottle.client;
 
+import java.math.BigDecimal;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -35,6 +38,22 @@ public final class ModelTotals {
     final LongAdder cacheReadTokens = new LongAdder();
 
     final LongAdder cacheWriteTokens = new LongAdder();
+
+    /** What the calls cost, in the currency; added atomically. */
+    private final AtomicReference<BigDecimal> cost = new AtomicReference<>(BigDecimal.ZERO);
+
+    void addCost(BigDecimal amount) {
+        this.cost.accumulateAndGet(amount, BigDecimal::add);
+    }
+
+    /**
+     * What the calls of this model cost since startup, in the configured currency (zero
+     * for a model without a price).
+     * @return the cost
+     */
+    public BigDecimal cost() {
+        return Objects.requireNonNull(this.cost.get());
+    }
 
     /**
      * A snapshot of the totals.

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.client;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -64,6 +65,16 @@ public interface ThrottleObserver extends RetryListener {
      * @param usage the tokens counted
      */
     default void onUsage(String client, String model, Usage usage) {
+    }
+
+    /**
+     * What the tokens of a call cost, for a model with a price ({@code price.*}), just
+     * after {@link #onUsage}.
+     * @param client the client name
+     * @param model the model name
+     * @param cost the cost in the configured currency ({@code llm.throttle.currency})
+     */
+    default void onCost(String client, String model, BigDecimal cost) {
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RejectionReason;
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
@@ -49,14 +50,14 @@ public final class ThrottledClient {
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time) {
         this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
-                usageReader, circuitSettings, time, TokenQuotas.none());
+                usageReader, circuitSettings, time, TokenQuotas.none(), Budgets.none());
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time, TokenQuotas quotas) {
         this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
-                usageReader, circuitSettings, time, quotas);
+                usageReader, circuitSettings, time, quotas, Budgets.none());
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
@@ -64,13 +65,13 @@ public final class ThrottledClient {
             RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings,
             TimeSource time) {
         this(settings, limiters, estimator, tenantResolver, observer, observations, requestReader, usageReader,
-                circuitSettings, time, TokenQuotas.none());
+                circuitSettings, time, TokenQuotas.none(), Budgets.none());
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, LlmThrottleObservations observations,
             RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time,
-            TokenQuotas quotas) {
+            TokenQuotas quotas, Budgets budgets) {
         ThrottleObserver events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
         // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM
@@ -78,7 +79,7 @@ public final class ThrottledClient {
                 new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, events),
                 new ResponseClassifier(settings.provider(), time.clock()), estimator,
                 ExactTokenCounts.of(settings, time), requestReader, usageReader, new PromptCache(time), time,
-                tenantResolver, events, quotas, ConcurrentHashMap.newKeySet());
+                tenantResolver, events, quotas, budgets, ConcurrentHashMap.newKeySet());
         this.observations = observations;
         this.tokenCountRetries = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM);
         this.models = new TrackedModels(settings, limiters, circuitSettings, time,

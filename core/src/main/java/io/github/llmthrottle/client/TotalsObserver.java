@@ -1,5 +1,6 @@
 package io.github.llmthrottle.client;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.function.Function;
 
@@ -53,6 +54,11 @@ final class TotalsObserver implements ThrottleObserver {
         totals.outputTokens.add(usage.outputTokens());
         totals.cacheReadTokens.add(usage.cacheReadTokens());
         totals.cacheWriteTokens.add(usage.cacheWriteTokens());
+    }
+
+    @Override
+    public void onCost(String client, String model, BigDecimal cost) {
+        this.totals.apply(model).addCost(cost);
     }
 
     @Override

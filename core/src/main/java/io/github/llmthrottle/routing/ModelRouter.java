@@ -1,6 +1,7 @@
 package io.github.llmthrottle.routing;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -47,6 +48,10 @@ import org.jspecify.annotations.Nullable;
  * {@link ProviderRefusedException}. With {@link #withOrder(RouteOrder)}, each invocation
  * tries the candidates in the order the {@link RouteOrder} gives it (weighted, cheapest
  * first) instead of their listed order.
+ * <p>
+ * <b>Budgets.</b> Candidates whose budget in money is nearly spent
+ * ({@link RouteCandidate#isNearBudget}) are tried after the others, each group in its
+ * order.
  * <p>
  * Each move from one candidate to the next is reported with
  * {@link RouteCandidate#routedAway(String, LlmThrottleException)}. When every candidate
@@ -134,9 +139,9 @@ public final class ModelRouter {
         LlmThrottleException failure = null;
         Throwable thrown = null;
         ContextWindowExceededException tooLarge = null;
-        int[] order = this.order.order(this.candidates);
-        for (int attempt = 0; attempt < order.length; attempt++) {
-            RouteCandidate candidate = this.candidates.get(order[attempt]);
+        List<RouteCandidate> candidates = byBudget(ordered(this.order.order(this.candidates)), tenant);
+        for (int attempt = 0; attempt < candidates.size(); attempt++) {
+            RouteCandidate candidate = candidates.get(attempt);
             String client = clientOf(candidate);
             LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait, tooLarge);
             if (refusal != null) {
@@ -165,8 +170,8 @@ public final class ModelRouter {
                     thrown = ex;
                 }
             }
-            if (attempt + 1 < order.length) {
-                RouteCandidate next = this.candidates.get(order[attempt + 1]);
+            if (attempt + 1 < candidates.size()) {
+                RouteCandidate next = candidates.get(attempt + 1);
                 String to = clientOf(next).equals(client) ? next.model()
                         : clientOf(next) + ModelReference.SEPARATOR + next.model();
                 candidate.routedAway(to, failure);
@@ -181,6 +186,34 @@ public final class ModelRouter {
             return recovery.recover(failure);
         }
         throw thrown;
+    }
+
+    /**
+     * The candidates in order, those whose budget is nearly spent moved after the others.
+     */
+    private List<RouteCandidate> ordered(int[] order) {
+        List<RouteCandidate> ordered = new ArrayList<>(order.length);
+        for (int index : order) {
+            ordered.add(this.candidates.get(index));
+        }
+        return ordered;
+    }
+
+    private List<RouteCandidate> byBudget(List<RouteCandidate> candidates, @Nullable String tenant) {
+        List<RouteCandidate> near = null;
+        for (RouteCandidate candidate : candidates) {
+            if (candidate.isNearBudget(tenant)) {
+                near = (near != null) ? near : new ArrayList<>();
+                near.add(candidate);
+            }
+        }
+        if (near == null || near.size() == candidates.size()) {
+            return candidates;
+        }
+        List<RouteCandidate> ordered = new ArrayList<>(candidates);
+        ordered.removeAll(near);
+        ordered.addAll(near);
+        return ordered;
     }
 
     private String clientOf(RouteCandidate candidate) {

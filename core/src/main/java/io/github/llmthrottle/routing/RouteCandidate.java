@@ -87,6 +87,17 @@ public interface RouteCandidate {
     }
 
     /**
+     * Whether a budget in money of a call to this model is nearly spent (more than
+     * {@code llm.throttle.budget-warning-share} of it): the router then tries the model
+     * after the candidates whose budgets are not.
+     * @param tenant the invocation's tenant, or {@code null}
+     * @return whether a budget of the model, its client or the tenant is nearly spent
+     */
+    default boolean isNearBudget(@Nullable String tenant) {
+        return false;
+    }
+
+    /**
      * The router went from this model to the next candidate.
      * @param to the model tried next
      * @param cause the throttling failure that made it move on

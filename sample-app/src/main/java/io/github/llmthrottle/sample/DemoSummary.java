@@ -1,5 +1,6 @@
 package io.github.llmthrottle.sample;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.budget.Budgets;
 import io.github.llmthrottle.client.DeploymentSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
@@ -17,8 +19,9 @@ import io.github.llmthrottle.client.ThrottledClient;
 /**
  * The summary table of a demo burst: per priority the calls, their outcomes, queue waits
  * and latencies; which models answered the realtime questions; how each model's attempts
- * spread over its deployments; per client and model the totals of the endpoint; and how
- * much of each input limit the burst used.
+ * spread over its deployments; per client and model the totals of the endpoint, with
+ * their cost and what is left of the budgets; and how much of each input limit the burst
+ * used.
  */
 final class DemoSummary {
 
@@ -66,18 +69,24 @@ final class DemoSummary {
                 chatClientCalls, chatClientStreams));
         table.append(answeredBy(outcomes.get(Priority.REALTIME)));
         table.append(deployments());
-        table.append(String.format(Locale.ROOT, "%n%-10s %-22s %7s %9s %6s %6s %9s %12s %12s %12s %12s%n", "client",
-                "model", "calls", "attempts", "429s", "529s", "retries", "input tok", "output tok", "cache read",
-                "cache write"));
+        String currency = this.registry.getBudgets().settings().currency();
+        table.append(String.format(Locale.ROOT, "%n%-10s %-22s %7s %9s %6s %6s %9s %12s %12s %12s %12s %10s%n",
+                "client", "model", "calls", "attempts", "429s", "529s", "retries", "input tok", "output tok",
+                "cache read", "cache write", "cost " + currency));
+        BigDecimal[] cost = { BigDecimal.ZERO };
         for (ThrottledClient client : this.registry.getClients().values()) {
             client.getModels().forEach((name, model) -> {
                 ModelTotals.Snapshot totals = model.getTotals().snapshot();
-                table.append(String.format(Locale.ROOT, "%-10s %-22s %7d %9d %6d %6d %9d %12d %12d %12d %12d%n",
+                cost[0] = cost[0].add(model.getTotals().cost());
+                table.append(String.format(Locale.ROOT, "%-10s %-22s %7d %9d %6d %6d %9d %12d %12d %12d %12d %10.4f%n",
                         client.getName(), name, totals.calls(), totals.attempts(), totals.rateLimited(),
                         totals.overloaded(), totals.retries(), totals.inputTokens(), totals.outputTokens(),
-                        totals.cacheReadTokens(), totals.cacheWriteTokens()));
+                        totals.cacheReadTokens(), totals.cacheWriteTokens(), model.getTotals().cost()));
             });
         }
+        table.append(String.format(Locale.ROOT, "the burst cost %.4f %s at the prices of application.yml%n", cost[0],
+                currency));
+        table.append(budgets());
         table.append(String.format(Locale.ROOT, "%ntokens admitted against the input limit over %.1f s:%n",
                 elapsed.toMillis() / 1000.0));
         for (ThrottledClient client : this.registry.getClients().values()) {
@@ -100,6 +109,22 @@ final class DemoSummary {
             });
         }
         return table.toString();
+    }
+
+    /** What is left of each budget in money. */
+    private String budgets() {
+        Map<String, List<String>> models = new TreeMap<>();
+        this.registry.getClients()
+            .forEach((name, client) -> models.put(name, List.copyOf(client.getSettings().models().keySet())));
+        StringBuilder lines = new StringBuilder();
+        for (Budgets.BudgetState budget : this.registry.getBudgets().states(models)) {
+            String owner = (budget.model() != null) ? budget.client() + "/" + budget.model()
+                    : (budget.client() != null) ? budget.client() : "tenant " + budget.tenant();
+            lines.append(String.format(Locale.ROOT, "budget of %s per %s: %s of %s %s spent, resets at %s%n", owner,
+                    budget.window().tag(), budget.spent().toPlainString(), budget.limit().toPlainString(),
+                    budget.currency(), budget.resetsAt()));
+        }
+        return lines.toString();
     }
 
     /** Which model answered the realtime questions: Opus, or a fallback. */

@@ -75,7 +75,8 @@ class OperationsDocsTests {
         assertThat(referenced).contains("llm_calls_seconds_count", "llm_requests_seconds_count",
                 "llm_queue_wait_slo_seconds_bucket", "llm_queue_size", "llm_inflight", "llm_ratelimit_remaining",
                 "llm_circuit_state", "llm_tokens_total", "llm_rejections_total", "llm_quota_used_tokens",
-                "llm_quota_limit_tokens", "gen_ai_client_operation_duration_seconds_bucket");
+                "llm_quota_limit_tokens", "llm_budget_spent", "llm_budget_limit", "llm_cost_total",
+                "gen_ai_client_operation_duration_seconds_bucket");
     }
 
     @Test
