@@ -191,7 +191,12 @@ public final class LlmThrottleAutoConfiguration {
         @ConditionalOnMissingBean
         static ThrottledAnnotationBeanPostProcessor llmThrottleAnnotationBeanPostProcessor(
                 ObjectProvider<LlmThrottleRegistry> registry, ObjectProvider<CostEstimator> costs) {
-            return new ThrottledAnnotationBeanPostProcessor(registry::getObject, costs::getIfAvailable);
+            // the application's own estimator, if it has one, else the configured prices
+            return new ThrottledAnnotationBeanPostProcessor(registry::getObject,
+                    () -> costs.orderedStream()
+                        .filter((estimator) -> !(estimator instanceof Budgets))
+                        .findFirst()
+                        .orElseGet(() -> registry.getObject().getBudgets()));
         }
 
     }

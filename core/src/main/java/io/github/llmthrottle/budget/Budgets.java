@@ -18,6 +18,7 @@ import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.quota.LocalQuotaStore;
 import io.github.llmthrottle.quota.QuotaStore;
 import io.github.llmthrottle.quota.QuotaWindow;
+import io.github.llmthrottle.routing.CostEstimator;
 import io.github.llmthrottle.store.BucketKeys;
 import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  * tracked for the endpoint and gauges; the least recently used beyond are forgotten
  * ({@link QuotaStore#forget}), but not what they spent.
  */
-public final class Budgets {
+public final class Budgets implements CostEstimator {
 
     private final BudgetSettings settings;
 
@@ -111,6 +112,21 @@ public final class Budgets {
     public @Nullable BigDecimal cost(String client, String model, Usage usage) {
         ModelPrice price = this.settings.price(client, model);
         return (price != null) ? price.cost(usage) : null;
+    }
+
+    /**
+     * The estimated cost of a request to a model, from its prices: what
+     * {@link io.github.llmthrottle.Routing#CHEAPEST} compares.
+     * @param client the client
+     * @param model the model
+     * @param inputTokens the estimated input tokens
+     * @param outputTokens the output tokens it may generate
+     * @return the cost in the currency, or {@code null} when the model has no price
+     */
+    @Override
+    public @Nullable BigDecimal estimate(String client, String model, long inputTokens, long outputTokens) {
+        ModelPrice price = this.settings.price(client, model);
+        return (price != null) ? BigDecimal.valueOf(price.estimateMicros(inputTokens, outputTokens), 6) : null;
     }
 
     /**
