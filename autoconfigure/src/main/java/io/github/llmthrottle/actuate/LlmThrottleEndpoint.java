@@ -29,6 +29,7 @@ import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
@@ -41,6 +42,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  */
 @Endpoint(id = "llmthrottle", defaultAccess = Access.READ_ONLY)
 public class LlmThrottleEndpoint {
+
+    /**
+     * The model name that the remaining path segments spell.
+     * @param segments the segments, as the web endpoint split them
+     * @return the segments joined with {@code /}
+     */
+    static String modelName(String[] segments) {
+        return String.join("/", segments);
+    }
 
     private final LlmThrottleRegistry registry;
 
@@ -89,13 +99,26 @@ public class LlmThrottleEndpoint {
     }
 
     /**
-     * One client and model.
+     * One client and model, the model's name taken from every remaining path segment, so
+     * that a name containing {@code /} ({@code meta-llama/llama-3.3-70b}) is addressed as
+     * it is written.
      * @param client the client name
-     * @param model the model name
+     * @param model the segments of the model name
      * @return its state, or {@code null} (404) when the client or model is unknown
      */
     @ReadOperation
-    public @Nullable ModelStateDescriptor model(@Selector String client, @Selector String model) {
+    public @Nullable ModelStateDescriptor model(@Selector String client,
+            @Selector(match = Match.ALL_REMAINING) String[] model) {
+        return model(client, modelName(model));
+    }
+
+    /**
+     * One client and model.
+     * @param client the client name
+     * @param model the model name
+     * @return its state, or {@code null} when the client or model is unknown
+     */
+    public @Nullable ModelStateDescriptor model(String client, String model) {
         ThrottledModel found = find(client, model);
         return (found != null) ? describe(found) : null;
     }
@@ -105,7 +128,7 @@ public class LlmThrottleEndpoint {
      * not given keep their current setting; {@code reset} restores the configured limits
      * first and ends a model-wide pause after a 429.
      * @param client the client name
-     * @param model the model name
+     * @param model the segments of the model name
      * @param requestsPerMinute the new request limit, or {@code null} to keep it
      * @param inputTokensPerMinute the new input token limit, or {@code null} to keep it
      * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
@@ -116,9 +139,29 @@ public class LlmThrottleEndpoint {
      * @throws InvalidEndpointRequestException (400) when a value is not positive
      */
     @WriteOperation
-    public @Nullable ModelStateDescriptor updateLimits(@Selector String client, @Selector String model,
-            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute,
-            @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
+    public @Nullable ModelStateDescriptor updateLimits(@Selector String client,
+            @Selector(match = Match.ALL_REMAINING) String[] model, @Nullable Long requestsPerMinute,
+            @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency,
+            @Nullable Boolean reset) {
+        return updateLimits(client, modelName(model), requestsPerMinute, inputTokensPerMinute, outputTokensPerMinute,
+                maxConcurrency, reset);
+    }
+
+    /**
+     * Changes the limits of one client and model, as the write operation does.
+     * @param client the client name
+     * @param model the model name
+     * @param requestsPerMinute the new request limit, or {@code null} to keep it
+     * @param inputTokensPerMinute the new input token limit, or {@code null} to keep it
+     * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
+     * @param maxConcurrency the new concurrency ceiling, or {@code null} to keep it
+     * @param reset whether to start from the configured limits
+     * @return the new state, or {@code null} when the client or model is unknown
+     * @throws InvalidEndpointRequestException when a value is not positive
+     */
+    public @Nullable ModelStateDescriptor updateLimits(String client, String model, @Nullable Long requestsPerMinute,
+            @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency,
+            @Nullable Boolean reset) {
         requirePositive("requestsPerMinute", requestsPerMinute, ModelLimits.MAX_PER_MINUTE);
         requirePositive("inputTokensPerMinute", inputTokensPerMinute, ModelLimits.MAX_PER_MINUTE);
         requirePositive("outputTokensPerMinute", outputTokensPerMinute, ModelLimits.MAX_PER_MINUTE);

@@ -8,6 +8,7 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
@@ -31,20 +32,23 @@ public class LlmThrottleEndpointWebExtension {
     }
 
     /**
-     * One client and model, or 404.
+     * One client and model, or 404; the model's name is every remaining path segment
+     * ({@code /actuator/llmthrottle/openrouter/meta-llama/llama-3.3-70b}).
      * @param client the client name
-     * @param model the model name
+     * @param model the segments of the model name
      * @return its state, or a 404 response
      */
     @ReadOperation
-    public WebEndpointResponse<Object> model(@Selector String client, @Selector String model) {
-        return respond(this.endpoint.model(client, model), client, model);
+    public WebEndpointResponse<Object> model(@Selector String client,
+            @Selector(match = Match.ALL_REMAINING) String[] model) {
+        String name = LlmThrottleEndpoint.modelName(model);
+        return respond(this.endpoint.model(client, name), client, name);
     }
 
     /**
      * Changes the limits of one client and model, or answers 404 or 400.
      * @param client the client name
-     * @param model the model name
+     * @param model the segments of the model name
      * @param requestsPerMinute the new request limit, or {@code null} to keep it
      * @param inputTokensPerMinute the new input token limit, or {@code null} to keep it
      * @param outputTokensPerMinute the new output token limit, or {@code null} to keep it
@@ -54,12 +58,14 @@ public class LlmThrottleEndpointWebExtension {
      * @return the new state, or a 404 or 400 response
      */
     @WriteOperation
-    public WebEndpointResponse<Object> updateLimits(@Selector String client, @Selector String model,
-            @Nullable Long requestsPerMinute, @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute,
-            @Nullable Integer maxConcurrency, @Nullable Boolean reset) {
+    public WebEndpointResponse<Object> updateLimits(@Selector String client,
+            @Selector(match = Match.ALL_REMAINING) String[] model, @Nullable Long requestsPerMinute,
+            @Nullable Long inputTokensPerMinute, @Nullable Long outputTokensPerMinute, @Nullable Integer maxConcurrency,
+            @Nullable Boolean reset) {
+        String name = LlmThrottleEndpoint.modelName(model);
         try {
-            return respond(this.endpoint.updateLimits(client, model, requestsPerMinute, inputTokensPerMinute,
-                    outputTokensPerMinute, maxConcurrency, reset), client, model);
+            return respond(this.endpoint.updateLimits(client, name, requestsPerMinute, inputTokensPerMinute,
+                    outputTokensPerMinute, maxConcurrency, reset), client, name);
         }
         catch (InvalidEndpointRequestException ex) {
             return new WebEndpointResponse<>(error(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);

@@ -142,7 +142,7 @@ final class ThrottledMethods {
         return annotation;
     }
 
-    private static boolean coveredByClassAnnotation(Method method) {
+    static boolean coveredByClassAnnotation(Method method) {
         int modifiers = method.getModifiers();
         return Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !ReflectionUtils.isObjectMethod(method);
     }

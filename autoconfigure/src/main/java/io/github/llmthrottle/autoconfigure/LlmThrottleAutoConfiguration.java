@@ -42,6 +42,7 @@ import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfigura
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -164,6 +165,7 @@ public final class LlmThrottleAutoConfiguration {
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ClientHttpRequestFactoryBuilderCustomizer.class)
+    @ImportRuntimeHints(ThrottlingRestClientBuilderRuntimeHints.class)
     static class RequestFactoryConfiguration {
 
         @Bean

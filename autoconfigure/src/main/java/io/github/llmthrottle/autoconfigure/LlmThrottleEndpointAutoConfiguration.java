@@ -2,6 +2,7 @@ package io.github.llmthrottle.autoconfigure;
 
 import io.github.llmthrottle.actuate.CircuitStateSource;
 import io.github.llmthrottle.actuate.LlmThrottleEndpoint;
+import io.github.llmthrottle.actuate.LlmThrottleEndpointRuntimeHints;
 import io.github.llmthrottle.actuate.LlmThrottleEndpointWebExtension;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 
@@ -14,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Auto-configuration of the {@code llmthrottle} Actuator endpoint, when the application
@@ -22,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = LlmThrottleAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(LlmThrottleRegistry.class)
+@ImportRuntimeHints(LlmThrottleEndpointRuntimeHints.class)
 public final class LlmThrottleEndpointAutoConfiguration {
 
     @Bean

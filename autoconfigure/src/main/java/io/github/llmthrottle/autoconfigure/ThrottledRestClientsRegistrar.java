@@ -5,8 +5,7 @@ import java.util.Map;
 import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -24,14 +23,21 @@ import org.springframework.web.client.RestClient;
  * unless the application already defines a bean of that name (it backs off, as a
  * {@code @ConditionalOnMissingBean} would). The beans are fallbacks: an application's own
  * {@code RestClient} wins injection by type.
+ * <p>
+ * Each definition names a static factory method,
+ * {@link #restClient(String, ThrottledRestClientFactory)}, with the client's name as its
+ * one explicit argument and the factory autowired: Spring's ahead-of-time processing
+ * turns that into generated code, which it cannot do for an instance supplier. The set of
+ * clients is therefore fixed when an application is processed ahead of time; their
+ * settings are still bound when it starts.
  */
-final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
 
     static final String BEAN_NAME_SUFFIX = "RestClient";
 
-    private @Nullable Environment environment;
+    private static final String FACTORY_METHOD = "restClient";
 
-    private @Nullable BeanFactory beanFactory;
+    private @Nullable Environment environment;
 
     @Override
     public void setEnvironment(Environment environment) {
@@ -39,14 +45,8 @@ final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistr
     }
 
     @Override
-    public void setBeanFactory(BeanFactory beanFactory) {
-        this.beanFactory = beanFactory;
-    }
-
-    @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-        Assert.state(this.environment != null && this.beanFactory != null, "Environment and BeanFactory are required");
-        BeanFactory beanFactory = this.beanFactory;
+        Assert.state(this.environment != null, "Environment is required");
         Map<String, ClientProperties> clients = Binder.get(this.environment)
             .bind("llm.throttle.clients", Bindable.mapOf(String.class, ClientProperties.class))
             .orElse(Map.of());
@@ -55,14 +55,27 @@ final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistr
             if (registry.containsBeanDefinition(beanName)) {
                 continue;
             }
-            RootBeanDefinition definition = new RootBeanDefinition(RestClient.class);
+            RootBeanDefinition definition = new RootBeanDefinition(ThrottledRestClientsRegistrar.class);
+            definition.setFactoryMethodName(FACTORY_METHOD);
+            definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
+            definition.setAutowireMode(AbstractBeanDefinition.AUTOWIRE_CONSTRUCTOR);
+            definition.setTargetType(RestClient.class);
             definition.setDescription("Throttled RestClient of llm-throttle client '" + name + "'");
             // a fallback: injected by name or qualifier, or by type when it is the only
             // RestClient, but never making the application's own RestClient ambiguous
             definition.setFallback(true);
-            definition.setInstanceSupplier(() -> beanFactory.getBean(ThrottledRestClientFactory.class).create(name));
             registry.registerBeanDefinition(beanName, definition);
         }
+    }
+
+    /**
+     * The factory method of each client's bean.
+     * @param name the client name
+     * @param factory builds the client's {@code RestClient}
+     * @return the throttled {@code RestClient} of the client
+     */
+    static RestClient restClient(String name, ThrottledRestClientFactory factory) {
+        return factory.create(name);
     }
 
 }

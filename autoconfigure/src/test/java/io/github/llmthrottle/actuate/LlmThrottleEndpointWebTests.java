@@ -79,6 +79,27 @@ class LlmThrottleEndpointWebTests {
     }
 
     @Test
+    void modelNameContainingSlashesIsAddressedAsWritten() {
+        String llama = "meta-llama/llama-3.3-70b";
+        try (ObservedApplication app = ObservedApplication.start(
+                "llm.throttle.clients.anthropic.models[" + llama + "].requests-per-minute=10",
+                "management.endpoint.llmthrottle.access=unrestricted")) {
+            HttpResponse<String> one = app.get("/llmthrottle/anthropic/" + llama);
+            assertThat(one.statusCode()).isEqualTo(200);
+            assertThat(ObservedApplication.parse(one.body()).path("limits").path("requestsPerMinute").asLong())
+                .isEqualTo(10);
+            HttpResponse<String> updated = app.post("/llmthrottle/anthropic/" + llama, "{\"requestsPerMinute\":20}");
+            assertThat(updated.statusCode()).isEqualTo(200);
+            assertThat(ObservedApplication.parse(updated.body()).path("limits").path("requestsPerMinute").asLong())
+                .isEqualTo(20);
+            HttpResponse<String> prefix = app.get("/llmthrottle/anthropic/meta-llama");
+            assertThat(prefix.statusCode()).isEqualTo(404);
+            assertThat(prefix.body()).contains("No model 'meta-llama' of client 'anthropic' is known");
+            assertThat(app.get("/llmthrottle/anthropic/" + OPUS).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void tenantIdsAreHiddenUnlessAsked() {
         try (ObservedApplication app = ObservedApplication
             .start("llm.throttle.tenants.overrides.acme.tokens-per-month=500000")) {

@@ -1,9 +1,18 @@
 package io.github.llmthrottle.autoconfigure;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
 import io.github.llmthrottle.actuate.LlmThrottleHealthIndicator;
 import io.github.llmthrottle.actuate.ProviderSignals;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -41,6 +50,27 @@ class LlmThrottleHealthAutoConfigurationTests {
         this.runner.withPropertyValues("management.health.llmthrottle.enabled=false")
             .run((context) -> assertThat(context).doesNotHaveBean(LlmThrottleHealthIndicator.class)
                 .doesNotHaveBean(ProviderSignals.class));
+    }
+
+    @Test
+    void theSwitchIsInTheConfigurationMetadataAsIdesReadIt() throws IOException {
+        List<JsonNode> found = new ArrayList<>();
+        JsonMapper json = JsonMapper.builder().build();
+        for (URL metadata : Collections
+            .list(getClass().getClassLoader().getResources("META-INF/spring-configuration-metadata.json"))) {
+            try (InputStream in = metadata.openStream()) {
+                for (JsonNode property : json.readTree(in).path("properties")) {
+                    if (property.path("name").asString().equals("management.health.llmthrottle.enabled")) {
+                        found.add(property);
+                    }
+                }
+            }
+        }
+        assertThat(found).singleElement().satisfies((property) -> {
+            assertThat(property.path("type").asString()).isEqualTo("java.lang.Boolean");
+            assertThat(property.path("defaultValue").asBoolean()).isTrue();
+            assertThat(property.path("description").asString()).isNotBlank();
+        });
     }
 
     @Test

@@ -50,8 +50,10 @@ class EndpointReferenceTests {
                 String[] names = new DefaultParameterNameDiscoverer().getParameterNames(method);
                 Parameter[] parameters = method.getParameters();
                 for (int i = 0; i < parameters.length; i++) {
-                    if (parameters[i].isAnnotationPresent(Selector.class)) {
-                        path.append("/{").append(names[i]).append('}');
+                    Selector selector = parameters[i].getAnnotation(Selector.class);
+                    if (selector != null) {
+                        String remaining = (selector.match() == Selector.Match.ALL_REMAINING) ? "*" : "";
+                        path.append("/{").append(remaining).append(names[i]).append('}');
                     }
                 }
                 operations.add(path.toString());
