@@ -125,6 +125,20 @@ class RouterOptionsTests {
     }
 
     @Test
+    void cheapestRoutingComparesTheConfiguredPrices(CapturedOutput output) {
+        this.runner
+            .withPropertyValues("llm.throttle.clients.anthropic.models." + OPUS + ".price.input=15",
+                    "llm.throttle.clients.anthropic.models." + OPUS + ".price.output=75",
+                    "llm.throttle.clients.anthropic.models." + SONNET + ".price.input=3",
+                    "llm.throttle.clients.anthropic.models." + SONNET + ".price.output=15")
+            .withUserConfiguration(RoutedConfiguration.class)
+            .run((context) -> {
+                assertThat(context.getBean(Routed.class).cheapest()).isEqualTo(SONNET);
+                assertThat(output).doesNotContain("routes to the cheapest model, but none");
+            });
+    }
+
+    @Test
     void cheapestRoutingWithoutPricesRoutesInOrderAndWarns(CapturedOutput output) {
         this.runner.withUserConfiguration(RoutedConfiguration.class).run((context) -> {
             assertThat(context.getBean(Routed.class).cheapest()).isEqualTo(OPUS);
