@@ -16,9 +16,7 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimits;
-import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.quota.TokenQuotas;
-import io.github.llmthrottle.quota.TokenQuotas.QuotaState;
 import io.github.llmthrottle.routing.CircuitState;
 import org.jspecify.annotations.Nullable;
 
@@ -296,34 +294,6 @@ public class LlmThrottleEndpoint {
     }
 
     /**
-     * What is left of one token quota in the window in force.
-     *
-     * @param scope {@code model}, {@code client} or {@code tenant}
-     * @param client the client of a model or client quota
-     * @param model the model of a model quota
-     * @param tenant the tenant of a tenant quota, when tenant ids are shown
-     * @param window {@code day} or {@code month} (calendar, UTC)
-     * @param limit the quota in input plus output tokens
-     * @param used the tokens counted in the window so far (calls in flight at their
-     * estimate)
-     * @param remaining what is left
-     * @param resetsAt when the window ends and the count starts again from zero
-     * @param exhausted whether nothing is left, or the quota refused the last call that
-     * asked it for tokens in this window
-     */
-    public record QuotaDescriptor(String scope, @Nullable String client, @Nullable String model,
-            @Nullable String tenant, String window, long limit, long used, long remaining, Instant resetsAt,
-            boolean exhausted) {
-
-        static QuotaDescriptor of(QuotaState state, boolean showTenant) {
-            return new QuotaDescriptor(state.scope(), state.client(), state.model(), showTenant ? state.tenant() : null,
-                    state.window().tag(), state.limit(), state.used(), state.remaining(), state.resetsAt(),
-                    state.exhausted());
-        }
-
-    }
-
-    /**
      * One client: its provider and the models it has seen.
      *
      * @param provider the wire dialect ({@code anthropic}, {@code openai} or
@@ -395,41 +365,6 @@ public class LlmThrottleEndpoint {
      */
     public record AvailableDescriptor(@Nullable Long requests, @Nullable Long inputTokens, @Nullable Long outputTokens,
             @Nullable Long tokens) {
-    }
-
-    /**
-     * The rate-limit values of the provider's last response.
-     *
-     * @param requestsLimit requests allowed per period
-     * @param requestsRemaining requests left
-     * @param requestsReset when the request bucket is replenished
-     * @param inputTokensLimit input tokens allowed per period
-     * @param inputTokensRemaining input tokens left
-     * @param inputTokensReset when the input token bucket is replenished
-     * @param outputTokensLimit output tokens allowed per period
-     * @param outputTokensRemaining output tokens left
-     * @param outputTokensReset when the output token bucket is replenished
-     * @param tokensLimit combined tokens allowed per period
-     * @param tokensRemaining combined tokens left
-     * @param tokensReset when the combined token bucket is replenished
-     * @param observedAt when the response was received
-     */
-    public record ServerDescriptor(@Nullable Long requestsLimit, @Nullable Long requestsRemaining,
-            @Nullable Instant requestsReset, @Nullable Long inputTokensLimit, @Nullable Long inputTokensRemaining,
-            @Nullable Instant inputTokensReset, @Nullable Long outputTokensLimit, @Nullable Long outputTokensRemaining,
-            @Nullable Instant outputTokensReset, @Nullable Long tokensLimit, @Nullable Long tokensRemaining,
-            @Nullable Instant tokensReset, Instant observedAt) {
-
-        static @Nullable ServerDescriptor of(@Nullable RateLimitSnapshot server) {
-            if (server == null) {
-                return null;
-            }
-            return new ServerDescriptor(server.requestsLimit(), server.requestsRemaining(), server.requestsReset(),
-                    server.inputTokensLimit(), server.inputTokensRemaining(), server.inputTokensReset(),
-                    server.outputTokensLimit(), server.outputTokensRemaining(), server.outputTokensReset(),
-                    server.tokensLimit(), server.tokensRemaining(), server.tokensReset(), server.observedAt());
-        }
-
     }
 
     /**

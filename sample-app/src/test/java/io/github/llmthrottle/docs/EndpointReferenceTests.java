@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.llmthrottle.actuate.BudgetDescriptor;
+import io.github.llmthrottle.actuate.QuotaDescriptor;
+import io.github.llmthrottle.actuate.ServerDescriptor;
 import io.github.llmthrottle.actuate.LlmThrottleEndpoint;
 import io.github.llmthrottle.actuate.ModelHealthState;
 import io.github.llmthrottle.routing.CircuitState;
@@ -86,6 +88,8 @@ class EndpointReferenceTests {
             .collect(Collectors.toMap(Class::getSimpleName, (type) -> type));
         // a record of its own file, for the endpoint's size
         records.put(BudgetDescriptor.class.getSimpleName(), BudgetDescriptor.class);
+        records.put(QuotaDescriptor.class.getSimpleName(), QuotaDescriptor.class);
+        records.put(ServerDescriptor.class.getSimpleName(), ServerDescriptor.class);
         Map<String, String> sections = new LinkedHashMap<>();
         for (String heading : page.headings()) {
             Matcher descriptor = DESCRIPTOR.matcher(heading);
