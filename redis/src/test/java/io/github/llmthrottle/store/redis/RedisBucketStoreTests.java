@@ -179,7 +179,7 @@ class RedisBucketStoreTests {
     @Test
     void theSharedBucketsRunOnTheRedisServersTime() {
         // instances a year apart on their own clocks: only the server's time counts
-        FakeClock yearAhead = new FakeClock(Instant.now().plus(Duration.ofDays(365)));
+        FakeClock yearAhead = new FakeClock(this.clock.instant().plus(Duration.ofDays(365)));
         RedisBucketStore behind = new RedisBucketStore(client(TestRedis.port()), this.prefix,
                 RedisBucketStore.OnFailure.LOCAL, TIMEOUT, RETRY, this.clock);
         RedisBucketStore ahead = new RedisBucketStore(client(TestRedis.port()), this.prefix,
