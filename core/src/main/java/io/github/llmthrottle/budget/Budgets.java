@@ -18,8 +18,8 @@ import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.quota.LocalQuotaStore;
 import io.github.llmthrottle.quota.QuotaStore;
 import io.github.llmthrottle.quota.QuotaWindow;
+import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.routing.CostEstimator;
-import io.github.llmthrottle.store.BucketKeys;
 import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import org.jspecify.annotations.Nullable;
 
@@ -292,12 +292,7 @@ public final class Budgets implements CostEstimator {
     /** The key of one budget's counter in one window, its names escaped. */
     static String key(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
             QuotaWindow.Period period) {
-        String owner = switch (scope) {
-            case "model" -> BucketKeys.escape(String.valueOf(client)) + ":" + BucketKeys.escape(String.valueOf(model));
-            case "client" -> BucketKeys.escape(String.valueOf(client));
-            default -> BucketKeys.escape(String.valueOf(tenant));
-        };
-        return "budget-" + scope + ":" + owner + ":" + period.window().tag() + ":" + period.id();
+        return "budget-" + TokenQuotas.key(scope, client, model, tenant, period.window(), period);
     }
 
     private void track(String tenant, Instant now) {

@@ -316,8 +316,18 @@ public final class TokenQuotas {
         }
     }
 
-    /** The key of one quota's counter in one window, its names escaped. */
-    static String key(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
+    /**
+     * The key of one quota's counter in one window, its names escaped, so that no two
+     * owners share a key.
+     * @param scope {@code model}, {@code client} or {@code tenant}
+     * @param client the client of a model or client quota
+     * @param model the model of a model quota
+     * @param tenant the tenant of a tenant quota
+     * @param window the window
+     * @param period the period of that window in force
+     * @return the key
+     */
+    public static String key(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
             QuotaWindow window, QuotaWindow.Period period) {
         String owner = switch (scope) {
             case "model" -> BucketKeys.escape(String.valueOf(client)) + ":" + BucketKeys.escape(String.valueOf(model));
