@@ -95,12 +95,14 @@ public class BudgetsTests {
     @Test
     void aCallWhoseEstimateNoLongerFitsFailsUntilTheWindowResets() {
         Budgets budgets = budgets(modelBudget(perDay("0.05")));
-        // estimate: 1000 in at $3 + 1000 out at $15 = $0.018; settled at $0.0105
-        budgets.reserve("anthropic", "sonnet", null, 1_000, 1_000).settle(new Usage(1_000, 500));
-        budgets.reserve("anthropic", "sonnet", null, 1_000, 1_000).settle(new Usage(1_000, 500));
-        budgets.reserve("anthropic", "sonnet", null, 1_000, 1_000).settle(new Usage(1_000, 500));
+        // estimate: 1000 in at $3 + 1000 out at $15 = $0.018; settled at $0.0105. A
+        // correction is sent without waiting and may reach a shared store after the next
+        // reservation: each is awaited, so that the third call sees $0.021, not $0.036.
+        for (int i = 0; i < 3; i++) {
+            budgets.reserve("anthropic", "sonnet", null, 1_000, 1_000).settle(new Usage(1_000, 500));
+            corrected();
+        }
         // $0.0315 spent: $0.0185 left, an estimate of $0.018 fits, $0.0195 does not
-        corrected();
         assertThatExceptionOfType(BudgetExceededException.class)
             .isThrownBy(() -> budgets.reserve("anthropic", "sonnet", null, 1_500, 1_000))
             .satisfies((ex) -> {
