@@ -198,7 +198,7 @@ public abstract class AbstractAdapterContractTests {
                 assertThat(send(context, dialect().baseUrl(this.provider), true)).contains("Hi");
                 ThrottledModel model = model(context, dialect().model());
                 // some adapters settle on the thread that reads the stream's last event
-                await().atMost(Duration.ofSeconds(10))
+                await().atMost(Duration.ofSeconds(60))
                     .until(() -> model.getTotals().snapshot().succeeded() == 1
                             && model.getLimiter().state().inFlight() == 0);
                 ModelTotals.Snapshot totals = model.getTotals().snapshot();

@@ -140,7 +140,7 @@ class LangChain4jThrottlingTests {
             assertThat(stream.partials).hasSizeGreaterThan(2);
             assertThat(String.join("", stream.partials)).isEqualTo(response.aiMessage().text());
             ThrottledModel model = settled(model(context, "openai", GPT));
-            await().atMost(Duration.ofSeconds(5)).until(() -> threadsInTheHook() == 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> threadsInTheHook() == 0);
             ModelTotals.Snapshot totals = model.getTotals().snapshot();
             assertThat(totals.calls()).isEqualTo(1);
             assertThat(totals.attempts()).isEqualTo(1);
@@ -223,7 +223,7 @@ class LangChain4jThrottlingTests {
                 // machine
                 HeldSlot held = HeldSlot.take(model.getLimiter());
                 Collected second = stream(openAiStreaming(context), PROMPT);
-                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().normal() == 1);
+                await().atMost(Duration.ofSeconds(60)).until(() -> model.getLimiter().state().queued().normal() == 1);
                 assertThat(second.done).isNotDone();
                 held.release();
                 assertThat(second.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
@@ -257,9 +257,9 @@ class LangChain4jThrottlingTests {
 
             });
             cancelled.get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(5)).until(() -> model.getLimiter().state().inFlight() == 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> model.getLimiter().state().inFlight() == 0);
             // neither the thread that read the stream nor the HTTP client's stays behind
-            await().atMost(Duration.ofSeconds(5)).until(() -> threadsInTheHook() == 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> threadsInTheHook() == 0);
             assertThat(model.getTotals().snapshot().calls()).isEqualTo(1);
         });
     }
@@ -324,7 +324,7 @@ class LangChain4jThrottlingTests {
             await().atMost(Duration.ofSeconds(30)).until(stream.done::isDone);
             assertThat(stream.done).isCompletedExceptionally();
             assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(1);
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(60))
                 .until(() -> model(context, "openai", GPT).getLimiter().state().inFlight() == 0);
         });
     }
@@ -427,7 +427,7 @@ class LangChain4jThrottlingTests {
      * the provider's last event, the stream is settled when its body ends just after.
      */
     private static ThrottledModel settled(ThrottledModel model) {
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
             .until(() -> model.getTotals().snapshot().succeeded() == 1 && model.getLimiter().state().inFlight() == 0);
         return model;
     }

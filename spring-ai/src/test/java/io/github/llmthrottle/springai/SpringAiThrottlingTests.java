@@ -292,9 +292,9 @@ class SpringAiThrottlingTests {
                 for (int i = 0; i < 3; i++) {
                     streams.add(stream(chatClient, Priority.BATCH));
                 }
-                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().batch() == 3);
+                await().atMost(Duration.ofSeconds(60)).until(() -> model.getLimiter().state().queued().batch() == 3);
                 streams.add(stream(chatClient, Priority.REALTIME));
-                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().realtime() == 1);
+                await().atMost(Duration.ofSeconds(60)).until(() -> model.getLimiter().state().queued().realtime() == 1);
                 held.release();
                 CompletableFuture.allOf(streams.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
                 assertThat(admitted).containsExactly("REALTIME/null", "BATCH/null", "BATCH/null", "BATCH/null");
@@ -322,7 +322,7 @@ class SpringAiThrottlingTests {
                     interruptFlagKept.set(Thread.currentThread().isInterrupted());
                 });
                 queued.start();
-                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().normal() == 1);
+                await().atMost(Duration.ofSeconds(60)).until(() -> model.getLimiter().state().queued().normal() == 1);
                 queued.interrupt();
                 queued.join(10_000);
                 assertThat(interruptFlagKept).isTrue();

@@ -195,7 +195,7 @@ class LlmSimulatorFaultTests {
         CompletableFuture<HttpResponse<String>> slow = SimClient.HTTP.sendAsync(
                 SimClient.request(this.simulator, "/v1/messages", messages("haiku", 10, "hi")).build(),
                 HttpResponse.BodyHandlers.ofString());
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> this.simulator.inFlight() == 1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> this.simulator.inFlight() == 1);
         HttpResponse<String> rejected = anthropic(this.simulator, messages(OPUS, 10, "hi"));
         assertThat(rejected.statusCode()).isEqualTo(429);
         assertThat(json(rejected).at("/error/message").stringValue()).contains("concurrent");

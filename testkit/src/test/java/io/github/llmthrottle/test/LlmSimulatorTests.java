@@ -97,7 +97,7 @@ class LlmSimulatorTests {
         CompletableFuture<HttpResponse<String>> slow = SimClient.HTTP.sendAsync(
                 SimClient.request(this.simulator, "/v1/messages", messages(OPUS, 600, "hi")).build(),
                 HttpResponse.BodyHandlers.ofString());
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(60))
             .untilAsserted(() -> assertThat(this.simulator.levels("", OPUS).outputTokens()).isEqualTo(400));
         assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         assertThat(this.simulator.levels("", OPUS).outputTokens()).isEqualTo(900);
@@ -402,7 +402,7 @@ class LlmSimulatorTests {
         CompletableFuture<HttpResponse<String>> pending = SimClient.HTTP.sendAsync(
                 SimClient.request(this.simulator, "/v1/messages", messages(OPUS, 10, "hi")).build(),
                 HttpResponse.BodyHandlers.ofString());
-        await().atMost(Duration.ofSeconds(5)).until(() -> this.simulator.inFlight() == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> this.simulator.inFlight() == 1);
         long start = System.nanoTime();
         this.simulator.close();
         // waiting for the request in flight would take its 30 s
