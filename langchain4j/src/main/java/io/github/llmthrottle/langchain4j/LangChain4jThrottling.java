@@ -66,8 +66,10 @@ import io.github.llmthrottle.provider.EndpointClass;
  * <p>
  * A streamed request ({@code StreamingChatModel}) returns at once, as the SPI requires:
  * it waits for admission, and its events are read and handed to the model's listener, on
- * a thread of this bean's executor (a cached pool of daemon threads, or the executor
- * given), with the caller's {@code @Throttled} context. A stream the listener cancels is
+ * a thread of this bean's executor (auto-configured: the application's task executor,
+ * virtual threads when {@code spring.threads.virtual.enabled}; else a cached pool of
+ * daemon threads), with the caller's {@code @Throttled} context; never on a thread of
+ * LangChain4j's or of {@code ForkJoinPool.commonPool()}. A stream the listener cancels is
  * closed and settled with what was read, and gives back its permit at once.
  */
 public final class LangChain4jThrottling {

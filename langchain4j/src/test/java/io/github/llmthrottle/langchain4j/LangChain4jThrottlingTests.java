@@ -3,6 +3,7 @@ package io.github.llmthrottle.langchain4j;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -29,6 +30,7 @@ import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.langchain4j.autoconfigure.LlmThrottleLangChain4jAutoConfiguration;
 import io.github.llmthrottle.limit.HeldSlot;
+import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.test.Fault;
 import io.github.llmthrottle.test.LlmSimulator;
 import io.github.llmthrottle.test.LlmSimulatorExtension;
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -229,6 +232,34 @@ class LangChain4jThrottlingTests {
                 assertThat(second.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
                 assertThat(model.getLimiter().state().queued().total()).isZero();
                 assertThat(model.getTotals().snapshot().calls()).isEqualTo(1);
+            });
+    }
+
+    /**
+     * A stream waits for admission on the application's task executor, Boot's
+     * {@code applicationTaskExecutor}: not on a thread of LangChain4j's HTTP client, nor
+     * of {@code ForkJoinPool.commonPool()}.
+     */
+    @Test
+    void aStreamWaitsForAdmissionOnTheApplicationsTaskExecutor() {
+        this.runner.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
+            .withPropertyValues("llm.throttle.clients.openai.models." + GPT + ".max-concurrency=1",
+                    "spring.task.execution.thread-name-prefix=app-task-")
+            .run((context) -> {
+                ThrottledModel model = model(context, "openai", GPT);
+                // the only slot is held here until the stream has queued, however slow
+                // the machine
+                HeldSlot held = HeldSlot.take(model.getLimiter());
+                Collected stream = stream(openAiStreaming(context), PROMPT);
+                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().normal() == 1);
+                assertThat(threadsWaitingForAdmission()).singleElement()
+                    .extracting(Thread::getName)
+                    .asString()
+                    .startsWith("app-task-");
+                held.release();
+                assertThat(stream.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
+                assertThat(settled(model).getTotals().snapshot().outputTokens()).isEqualTo(40L);
+                assertThat(model.getLimiter().state().queued().total()).isZero();
             });
     }
 
@@ -442,6 +473,19 @@ class LangChain4jThrottlingTests {
                 .anyMatch((frame) -> frame.getClassName().startsWith(LangChain4jThrottling.class.getName() + "$")
                         || frame.getClassName().startsWith(StreamHandoff.class.getName())))
             .count();
+    }
+
+    /** The threads waiting in llm-throttle's admission ({@code ModelLimiter.acquire}). */
+    private static List<Thread> threadsWaitingForAdmission() {
+        return Thread.getAllStackTraces()
+            .entrySet()
+            .stream()
+            .filter((thread) -> List.of(thread.getValue())
+                .stream()
+                .anyMatch((frame) -> frame.getClassName().equals(ModelLimiter.class.getName())
+                        && frame.getMethodName().equals("acquire")))
+            .map(Map.Entry::getKey)
+            .toList();
     }
 
     private static ThrottledModel model(ApplicationContext context, String client, String model) {

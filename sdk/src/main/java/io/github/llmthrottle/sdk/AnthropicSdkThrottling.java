@@ -8,7 +8,6 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 
 import com.anthropic.core.RequestOptions;
 import com.anthropic.core.http.Headers;
@@ -65,8 +64,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A {@code @Throttled} invocation's context is read on the calling thread, and its caller
  * carried to the thread an asynchronous request ({@code AnthropicClientAsync}) runs on;
- * that request waits for admission on a thread of {@link ForkJoinPool#commonPool()} (or
- * the executor given), never on the caller's.
+ * that request waits for admission on a thread of the executor given (auto-configured:
+ * the application's task executor), or of a cached pool of daemon threads; never on the
+ * caller's, nor on {@code ForkJoinPool.commonPool()}.
  */
 public final class AnthropicSdkThrottling {
 
@@ -77,12 +77,12 @@ public final class AnthropicSdkThrottling {
     private final Executor asyncExecutor;
 
     /**
-     * Creates the interceptor; asynchronous requests wait for admission on
-     * {@link ForkJoinPool#commonPool()}.
+     * Creates the interceptor; asynchronous requests wait for admission on a cached pool
+     * of daemon threads.
      * @param registry the configured clients
      */
     public AnthropicSdkThrottling(LlmThrottleRegistry registry) {
-        this(registry, ForkJoinPool.commonPool());
+        this(registry, SdkCalls.daemonThreads());
     }
 
     /**

@@ -9,7 +9,6 @@ import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 
 import com.openai.core.RequestOptions;
 import com.openai.core.http.Headers;
@@ -66,8 +65,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A {@code @Throttled} invocation's context is read on the calling thread, and its caller
  * carried to the thread an asynchronous request ({@code OpenAIClientAsync}) runs on; that
- * request waits for admission on a thread of {@link ForkJoinPool#commonPool()} (or the
- * executor given), never on the caller's.
+ * request waits for admission on a thread of the executor given (auto-configured: the
+ * application's task executor), or of a cached pool of daemon threads; never on the
+ * caller's, nor on {@code ForkJoinPool.commonPool()}.
  */
 public final class OpenAiSdkThrottling {
 
@@ -78,12 +78,12 @@ public final class OpenAiSdkThrottling {
     private final Executor asyncExecutor;
 
     /**
-     * Creates the hook; asynchronous requests wait for admission on
-     * {@link ForkJoinPool#commonPool()}.
+     * Creates the hook; asynchronous requests wait for admission on a cached pool of
+     * daemon threads.
      * @param registry the configured clients
      */
     public OpenAiSdkThrottling(LlmThrottleRegistry registry) {
-        this(registry, ForkJoinPool.commonPool());
+        this(registry, SdkCalls.daemonThreads());
     }
 
     /**

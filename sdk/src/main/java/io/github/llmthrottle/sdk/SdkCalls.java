@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.llmthrottle.ThrottleContext;
@@ -25,6 +27,8 @@ import org.springframework.web.util.UriUtils;
 final class SdkCalls {
 
     private static final String EVENT_STREAM = "text/event-stream";
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
 
     private SdkCalls() {
     }
@@ -54,6 +58,19 @@ final class SdkCalls {
                 return response;
             }
             throw (failure instanceof CompletionException completion) ? completion : new CompletionException(failure);
+        });
+    }
+
+    /**
+     * A cached pool of daemon threads, for the asynchronous requests of a hook given no
+     * executor: created as needed, gone after a minute idle.
+     * @return a new pool
+     */
+    static Executor daemonThreads() {
+        return Executors.newCachedThreadPool((task) -> {
+            Thread thread = new Thread(task, "llm-throttle-sdk-" + THREADS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
         });
     }
 

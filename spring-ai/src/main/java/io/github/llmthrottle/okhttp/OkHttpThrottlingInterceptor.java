@@ -57,6 +57,13 @@ import org.jspecify.annotations.Nullable;
  * is told from a cancellation ({@code Call.cancel()}) by whether the timeout has run out:
  * inside the chain both end the same way, and a timeout is the provider's failure.
  * <p>
+ * An enqueued call is told from an executed one by the OkHttp code that started its chain
+ * ({@code RealCall.AsyncCall.run}, not {@code RealCall.execute}), never by a thread name.
+ * It waits for admission on a thread of its dispatcher's executor (with a
+ * {@link DispatcherExecutor}, the application's), and its cancellation
+ * ({@code Call.cancel()}) ends that wait: it leaves the admission queue and its callback
+ * gets the failure.
+ * <p>
  * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
  * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
  * calling thread, or as the carrier headers ({@link #PRIORITY_HEADER},
@@ -87,8 +94,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     static final String SHOULD_RETRY_HEADER = "x-should-retry";
 
     private static final String EVENT_STREAM = "text/event-stream";
-
-    private static final String ASYNC_CALL_THREAD_PREFIX = "OkHttp ";
 
     /**
      * The most earlier than the call timeout a cancelled call still counts as timed out:
@@ -126,7 +131,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             return RedirectFreeCall.proceed(chain,
                     hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request, this, startNanos);
         }
-        if (onAsyncCallThread()) {
+        boolean enqueued = EnqueuedCalls.isCurrent();
+        if (enqueued) {
             liftDispatcherLimits(chain);
         }
         RequestBody requestBody = request.body();
@@ -141,11 +147,12 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                 request.headers()::values, body, acceptsEventStream(request), callTimeout(chain),
                 caller(request, client));
         ThrottledResponse<OkHttpProviderResponse> response;
+        CallCancellations.@Nullable Watch waiting = enqueued ? interruptedOnCancel(chain.call()) : null;
         try {
-            response = client.exchange(providerRequest, new OkHttpExchange(chain, this, outgoing, startNanos));
+            response = client.exchange(providerRequest, new OkHttpExchange(chain, this, outgoing, startNanos, waiting));
         }
         catch (LlmThrottleException ex) {
-            if (onAsyncCallThread()) {
+            if (enqueued) {
                 // OkHttp's async path would report a runtime exception as
                 // IOException("canceled due to ...") with the original only suppressed,
                 // and rethrow it on the dispatcher thread, uncaught: hand it over as the
@@ -155,13 +162,20 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             throw ex;
         }
         catch (IOException ex) {
-            if (onAsyncCallThread()) {
+            if (enqueued) {
                 throw ex;
             }
             // what the pipeline throws it did not retry (an interrupt): the SDK's
             // synchronous retry loop retries any I/O error, and would sleep on an
             // interrupted thread
             throw new UncheckedIOException(ex);
+        }
+        finally {
+            if (waiting != null && waiting.stop()) {
+                // the interrupt was the cancellation's: the executor's thread goes back
+                // clean
+                Thread.interrupted();
+            }
         }
         try {
             return toResponse(response);
@@ -224,12 +238,14 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     }
 
     /**
-     * Whether this is an enqueued call running on OkHttp's dispatcher, whose threads
-     * OkHttp names {@code OkHttp <url>} while they run a call (OkHttp 4's
-     * {@code AsyncCall.run}); a synchronous call runs on the caller's own thread.
+     * Interrupts this thread when the enqueued {@code call} is cancelled while it waits
+     * for admission: the wait ends, the call leaves the admission queue, and its callback
+     * gets the failure. The watch stops as the first attempt starts (whose own
+     * cancellation {@link RedirectFreeCall} looks after), or when the call ends.
      */
-    private static boolean onAsyncCallThread() {
-        return Thread.currentThread().getName().startsWith(ASYNC_CALL_THREAD_PREFIX);
+    private static CallCancellations.Watch interruptedOnCancel(Call call) {
+        Thread waiting = Thread.currentThread();
+        return CallCancellations.watch(call, waiting::interrupt);
     }
 
     /**
@@ -241,9 +257,11 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      * dispatcher's limits are raised to {@code queue.capacity} plus OkHttp's default
      * (64): the admission queue, bounded by {@code queue.capacity} and ordered by
      * priority, is what holds calls back for a throttled host. A waiting call keeps a
-     * dispatcher thread (Spring AI's and OkHttp's dispatcher pools are unbounded cached
-     * pools). The client is reached through OkHttp 4's {@code RealCall}; with any other
-     * call nothing changes.
+     * thread of the dispatcher's executor: the application's with a
+     * {@link DispatcherExecutor} (Spring AI's models get one), else OkHttp's unbounded
+     * pool. Only a dispatcher that runs an enqueued call to a throttled host is changed.
+     * The client is reached through OkHttp 4's {@code RealCall}; with any other call
+     * nothing changes.
      */
     private void liftDispatcherLimits(Chain chain) {
         if (!(chain.call() instanceof RealCall call)) {
@@ -313,8 +331,8 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      * One attempt through the rest of the chain, following no redirect: as the request
      * says, or to a deployment of its model (another URL, other authentication headers).
      */
-    private record OkHttpExchange(Chain chain, Interceptor throttling, Request outgoing,
-            long startNanos) implements ProviderExchange<OkHttpProviderResponse> {
+    private record OkHttpExchange(Chain chain, Interceptor throttling, Request outgoing, long startNanos,
+            CallCancellations.@Nullable Watch waiting) implements ProviderExchange<OkHttpProviderResponse> {
 
         @Override
         public OkHttpProviderResponse execute() throws IOException {
@@ -335,6 +353,11 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         }
 
         private OkHttpProviderResponse send(Request request) throws IOException {
+            if (this.waiting != null && this.waiting.stop()) {
+                // cancelled as the wait for admission ended: never sent
+                Thread.interrupted();
+                throw Cancellation.cancelled(new IOException("Canceled"));
+            }
             try {
                 return new OkHttpProviderResponse(
                         RedirectFreeCall.proceed(this.chain, request, this.throttling, this.startNanos));

@@ -3,12 +3,6 @@ package io.github.llmthrottle.okhttp;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 import okhttp3.Call;
 import okhttp3.Interceptor;
@@ -20,7 +14,6 @@ import okhttp3.internal.connection.RealCall;
 import okio.BufferedSource;
 import okio.ForwardingSource;
 import okio.Okio;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Sends a request of a configured host so that it follows no redirect: every such request
@@ -34,22 +27,9 @@ import org.jspecify.annotations.Nullable;
  * throttling one. A 3xx reaches the caller as it is, its {@code Location} readable.
  * <p>
  * The caller's call stays in charge: its deadline is the new call's, and cancelling it
- * cancels the new call within {@link #CANCEL_POLL} (OkHttp tells nobody of a
- * cancellation, so the calls are looked at that often while any is open).
+ * cancels the new call within {@link CallCancellations#POLL}.
  */
 final class RedirectFreeCall {
-
-    /** How often the callers of open calls are looked at for a cancellation. */
-    static final Duration CANCEL_POLL = Duration.ofMillis(10);
-
-    /** The caller's call of each open call sent on its behalf. */
-    private static final Map<Call, Call> callers = new ConcurrentHashMap<>();
-
-    private static final ReentrantLock lock = new ReentrantLock();
-
-    private static final ScheduledThreadPoolExecutor poller = poller();
-
-    private static @Nullable ScheduledFuture<?> polling;
 
     private RedirectFreeCall() {
     }
@@ -77,13 +57,13 @@ final class RedirectFreeCall {
         if (timeout > 0) {
             call.timeout().deadlineNanoTime(startNanos + timeout);
         }
-        link(caller, call);
+        CallCancellations.Watch watch = CallCancellations.watch(caller, call::cancel);
         Response response;
         try {
             response = call.execute();
         }
         catch (IOException | RuntimeException ex) {
-            unlink(call);
+            watch.close();
             if (call.isCanceled()) {
                 // its deadline passed, which is the caller's: the caller ends as OkHttp's
                 // call timeout ends it, cancelled
@@ -91,7 +71,7 @@ final class RedirectFreeCall {
             }
             throw ex;
         }
-        return unlinkedOnClose(response, call);
+        return unwatchedOnClose(response, watch);
     }
 
     private static OkHttpClient redirectFree(OkHttpClient client, Interceptor.Chain chain, Interceptor throttling) {
@@ -112,10 +92,10 @@ final class RedirectFreeCall {
         return builder.build();
     }
 
-    private static Response unlinkedOnClose(Response response, Call call) {
+    private static Response unwatchedOnClose(Response response, CallCancellations.Watch watch) {
         ResponseBody body = response.body();
         if (body == null) {
-            unlink(call);
+            watch.close();
             return response;
         }
         BufferedSource source = Okio.buffer(new ForwardingSource(body.source()) {
@@ -126,7 +106,7 @@ final class RedirectFreeCall {
                     super.close();
                 }
                 finally {
-                    unlink(call);
+                    watch.close();
                 }
             }
 
@@ -134,59 +114,6 @@ final class RedirectFreeCall {
         return response.newBuilder()
             .body(ResponseBody.create(source, body.contentType(), body.contentLength()))
             .build();
-    }
-
-    private static void link(Call caller, Call call) {
-        lock.lock();
-        try {
-            callers.put(call, caller);
-            if (polling == null) {
-                long period = CANCEL_POLL.toNanos();
-                polling = poller.scheduleWithFixedDelay(RedirectFreeCall::poll, period, period, TimeUnit.NANOSECONDS);
-            }
-        }
-        finally {
-            lock.unlock();
-        }
-        if (caller.isCanceled()) {
-            call.cancel();
-        }
-    }
-
-    private static void unlink(Call call) {
-        callers.remove(call);
-    }
-
-    /** Cancels the calls whose caller's call is cancelled; stops when none is open. */
-    private static void poll() {
-        callers.forEach((call, caller) -> {
-            if (caller.isCanceled()) {
-                call.cancel();
-                callers.remove(call);
-            }
-        });
-        lock.lock();
-        try {
-            if (callers.isEmpty() && polling != null) {
-                polling.cancel(false);
-                polling = null;
-            }
-        }
-        finally {
-            lock.unlock();
-        }
-    }
-
-    private static ScheduledThreadPoolExecutor poller() {
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
-            Thread thread = new Thread(task, "llm-throttle-okhttp-cancel");
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.setKeepAliveTime(1, TimeUnit.MINUTES);
-        executor.allowCoreThreadTimeOut(true);
-        executor.setRemoveOnCancelPolicy(true);
-        return executor;
     }
 
 }

@@ -29,8 +29,8 @@ import org.springframework.context.annotation.Configuration;
  * ({@code ClientOptions.builder().httpClient(throttling.httpClient("openai", OkHttpClient.builder().build()))}).
  * Their asynchronous requests wait for admission on the application's task executor
  * (Boot's {@code applicationTaskExecutor}, or the one {@link Executor} bean the
- * application defines instead), not on {@link ForkJoinPool#commonPool()}, which is left
- * only to an application with neither.
+ * application defines instead), never on {@link ForkJoinPool#commonPool()}: an
+ * application with neither leaves each hook its own pool of daemon threads.
  */
 @AutoConfiguration(after = { LlmThrottleAutoConfiguration.class, TaskExecutionAutoConfiguration.class })
 @ConditionalOnBean(LlmThrottleRegistry.class)
@@ -45,8 +45,9 @@ public final class LlmThrottleSdkAutoConfiguration {
         AnthropicSdkThrottling llmThrottleAnthropicSdkThrottling(LlmThrottleRegistry registry,
                 @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
                 ObjectProvider<Executor> executors) {
-            return new AnthropicSdkThrottling(registry,
-                    taskExecutor.getIfAvailable(() -> executors.getIfUnique(ForkJoinPool::commonPool)));
+            Executor executor = taskExecutor.getIfAvailable(executors::getIfUnique);
+            return (executor != null) ? new AnthropicSdkThrottling(registry, executor)
+                    : new AnthropicSdkThrottling(registry);
         }
 
     }
@@ -60,8 +61,8 @@ public final class LlmThrottleSdkAutoConfiguration {
         OpenAiSdkThrottling llmThrottleOpenAiSdkThrottling(LlmThrottleRegistry registry,
                 @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
                 ObjectProvider<Executor> executors) {
-            return new OpenAiSdkThrottling(registry,
-                    taskExecutor.getIfAvailable(() -> executors.getIfUnique(ForkJoinPool::commonPool)));
+            Executor executor = taskExecutor.getIfAvailable(executors::getIfUnique);
+            return (executor != null) ? new OpenAiSdkThrottling(registry, executor) : new OpenAiSdkThrottling(registry);
         }
 
     }

@@ -1,8 +1,11 @@
 package io.github.llmthrottle.sdk.autoconfigure;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
@@ -12,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,10 +51,19 @@ class LlmThrottleSdkAutoConfigurationTests {
     }
 
     @Test
-    void withoutAnyExecutorTheCommonPoolRemains() {
-        this.runner
-            .run((context) -> assertThat(context.getBean(AnthropicSdkThrottling.class)).extracting("asyncExecutor")
-                .isSameAs(ForkJoinPool.commonPool()));
+    void withoutAnyExecutorEachHookHasItsOwnDaemonThreadsNotTheCommonPool() {
+        this.runner.run((context) -> {
+            for (Object hook : List.of(context.getBean(AnthropicSdkThrottling.class),
+                    context.getBean(OpenAiSdkThrottling.class))) {
+                Executor executor = (Executor) ReflectionTestUtils.getField(hook, "asyncExecutor");
+                assertThat(executor).isNotSameAs(ForkJoinPool.commonPool());
+                CompletableFuture<Thread> thread = CompletableFuture.supplyAsync(Thread::currentThread, executor);
+                assertThat(thread.get(10, TimeUnit.SECONDS)).satisfies((ran) -> {
+                    assertThat(ran.getName()).startsWith("llm-throttle-sdk-");
+                    assertThat(ran.isDaemon()).isTrue();
+                });
+            }
+        });
     }
 
 }

@@ -1,22 +1,29 @@
 package io.github.llmthrottle.springai.autoconfigure;
 
+import java.util.concurrent.Executor;
+
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.autoconfigure.LlmThrottleProperties;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.okhttp.DispatcherExecutor;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
 import io.github.llmthrottle.springai.CallTimeoutWarning;
 import io.github.llmthrottle.springai.StackedRetriesWarning;
 import io.github.llmthrottle.springai.ThrottleParametersAdvisor;
 import okhttp3.Interceptor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientBuilderCustomizer;
 import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -28,9 +35,13 @@ import org.springframework.core.env.Environment;
  * builder customizers, so that every request to a configured client's base URL is
  * throttled like a call through its {@code RestClient}; and the {@code ChatClient}
  * advisor reading the {@code llm.throttle.priority} and {@code llm.throttle.tenant}
- * parameters.
+ * parameters. The same customizers run the clients' enqueued calls ({@code stream()}) on
+ * the application's task executor (Boot's {@code applicationTaskExecutor}, or the one
+ * {@link Executor} bean the application defines instead) through a
+ * {@link DispatcherExecutor}, so that they wait for admission there rather than on
+ * OkHttp's dispatcher threads; an application with neither keeps OkHttp's pool.
  */
-@AutoConfiguration(after = LlmThrottleAutoConfiguration.class,
+@AutoConfiguration(after = { LlmThrottleAutoConfiguration.class, TaskExecutionAutoConfiguration.class },
         beforeName = { "org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration",
                 "org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration",
                 "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration" })
@@ -44,6 +55,16 @@ public final class LlmThrottleSpringAiAutoConfiguration {
         return new OkHttpThrottlingInterceptor(registry);
     }
 
+    /**
+     * The executor of the models' OkHttp dispatchers over the application's task
+     * executor, or {@code null} (OkHttp's own pool) when the application has none.
+     */
+    private static @Nullable DispatcherExecutor dispatcherExecutor(ObjectProvider<Executor> taskExecutor,
+            ObjectProvider<Executor> executors) {
+        Executor executor = taskExecutor.getIfAvailable(executors::getIfUnique);
+        return (executor != null) ? new DispatcherExecutor(executor) : null;
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(AnthropicHttpClientBuilderCustomizer.class)
     static final class AnthropicConfiguration {
@@ -55,8 +76,16 @@ public final class LlmThrottleSpringAiAutoConfiguration {
          */
         @Bean
         AnthropicHttpClientBuilderCustomizer llmThrottleAnthropicHttpClientBuilderCustomizer(
-                OkHttpThrottlingInterceptor interceptor) {
-            return (builder) -> builder.interceptor(interceptor);
+                OkHttpThrottlingInterceptor interceptor,
+                @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
+                ObjectProvider<Executor> executors) {
+            DispatcherExecutor dispatcher = dispatcherExecutor(taskExecutor, executors);
+            return (builder) -> {
+                builder.interceptor(interceptor);
+                if (dispatcher != null) {
+                    builder.dispatcherExecutorService(dispatcher);
+                }
+            };
         }
 
         @Bean
@@ -79,8 +108,16 @@ public final class LlmThrottleSpringAiAutoConfiguration {
 
         @Bean
         OpenAiHttpClientBuilderCustomizer llmThrottleOpenAiHttpClientBuilderCustomizer(
-                OkHttpThrottlingInterceptor interceptor) {
-            return (builder) -> builder.interceptor(interceptor);
+                OkHttpThrottlingInterceptor interceptor,
+                @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
+                ObjectProvider<Executor> executors) {
+            DispatcherExecutor dispatcher = dispatcherExecutor(taskExecutor, executors);
+            return (builder) -> {
+                builder.interceptor(interceptor);
+                if (dispatcher != null) {
+                    builder.dispatcherExecutorService(dispatcher);
+                }
+            };
         }
 
         @Bean
