@@ -27,9 +27,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  * <li>Closed (as last read): an attempt goes without asking Redis; its outcome is sent
- * without waiting (a success only when failures were counted), and the answer updates
- * what this instance knows, so a circuit another instance opened is open here after that
- * answer or the next reading.</li>
+ * without waiting (one command per attempt with a verdict, as a settlement of its buckets
+ * is: any success resets the count of the fleet), and the answer updates what this
+ * instance knows, so a circuit another instance opened is open here after that answer or
+ * the next reading.</li>
  * <li>Open, its wait not over: refused without asking Redis.</li>
  * <li>Half-open, or nothing read yet: Redis grants the place (a probe, at most
  * {@link CircuitSettings#halfOpenProbes()} across the fleet), the caller waiting for it
@@ -102,6 +103,7 @@ final class RedisCircuit implements SharedCircuit {
     /** Asks Redis for a place, within the timeout: a probe when half-open. */
     private @Nullable Grant ask(Connection connection) {
         String token = this.store.instanceId() + "#" + this.probes.incrementAndGet();
+        long sent = this.timeSource.nanoTime();
         CompletableFuture<Reply> command = run(connection, "acquire", token, -1, "n");
         RedisConnector.Answer<Reply> answer;
         try {
@@ -120,7 +122,7 @@ final class RedisCircuit implements SharedCircuit {
         if (reply == null) {
             return null;
         }
-        Seen seen = observe(reply);
+        Seen seen = observe(reply, sent);
         if (reply.granted()) {
             boolean probe = reply.state() == CircuitState.HALF_OPEN;
             return new Grant(reply.epoch(), probe, probe ? token : "");
@@ -133,10 +135,7 @@ final class RedisCircuit implements SharedCircuit {
     public void complete(Grant grant, @Nullable Outcome outcome) {
         String verdict = (outcome == null || outcome == Outcome.RATE_LIMITED) ? "n"
                 : ModelCircuit.isFailure(outcome) ? "f" : "s";
-        Seen seen = this.seen.get();
-        boolean changesNothing = "n".equals(verdict) || ("s".equals(verdict) && seen != null
-                && seen.reply.state() == CircuitState.CLOSED && seen.reply.failures() == 0);
-        if (!grant.probe() && changesNothing) {
+        if (!grant.probe() && "n".equals(verdict)) {
             return;
         }
         Connection connection = this.store.connector().current();
@@ -144,9 +143,10 @@ final class RedisCircuit implements SharedCircuit {
             // a probe's place comes back when its hold is over
             return;
         }
+        long sent = this.timeSource.nanoTime();
         run(connection, "record", grant.token(), grant.epoch(), verdict)
             .orTimeout(this.store.timeout().toNanos(), TimeUnit.NANOSECONDS)
-            .whenComplete((reply, failure) -> answered(connection, reply, failure));
+            .whenComplete((reply, failure) -> answered(connection, reply, failure, sent));
     }
 
     @Override
@@ -179,27 +179,34 @@ final class RedisCircuit implements SharedCircuit {
                 run(connection, "read", "", -1, "n").orTimeout(this.store.timeout().toNanos(), TimeUnit.NANOSECONDS)
                     .whenComplete((reply, failure) -> {
                         this.reading.set(false);
-                        answered(connection, reply, failure);
+                        answered(connection, reply, failure, now);
                     });
             }
         }
         return seen;
     }
 
-    private void answered(Connection connection, @Nullable Reply reply, @Nullable Throwable failure) {
+    private void answered(Connection connection, @Nullable Reply reply, @Nullable Throwable failure, long sent) {
         if (failure != null || reply == null) {
             this.store.connector().commandFailed(connection, (failure != null) ? failure : new IllegalStateException());
             return;
         }
         this.store.connector().answered();
-        observe(reply);
+        observe(reply, sent);
     }
 
-    private Seen observe(Reply reply) {
-        Seen now = new Seen(reply, this.timeSource.nanoTime());
-        // a later change of state is never undone by an earlier answer
-        return this.seen.accumulateAndGet(now,
-                (old, added) -> (old == null || added.reply.epoch() >= old.reply.epoch()) ? added : old);
+    /**
+     * Keeps an answer unless a later one is kept already: dated when its command was
+     * sent, since what it says of the open wait counts from the moment Redis ran it.
+     */
+    private Seen observe(Reply reply, long sent) {
+        Seen seen = new Seen(reply, sent);
+        return this.seen
+            .accumulateAndGet(
+                    seen, (old,
+                            added) -> (old == null || added.reply.epoch() > old.reply.epoch()
+                                    || (added.reply.epoch() == old.reply.epoch() && added.at - old.at >= 0)) ? added
+                                            : old);
     }
 
     private CompletableFuture<Reply> run(Connection connection, String operation, String token, long epoch,
@@ -213,7 +220,10 @@ final class RedisCircuit implements SharedCircuit {
         return "RedisCircuit[client=" + this.client + ", model=" + this.model + "]";
     }
 
-    /** One answer of Redis and when it came (this instance's monotonic clock). */
+    /**
+     * One answer of Redis and when its command was sent (this instance's monotonic
+     * clock).
+     */
     private record Seen(Reply reply, long at) {
 
         CircuitState stateAt(long now) {
