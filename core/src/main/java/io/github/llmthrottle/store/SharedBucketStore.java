@@ -47,6 +47,19 @@ public interface SharedBucketStore extends BucketStore {
     }
 
     /**
+     * How long a pause of the model shared by the store holds as far as this instance
+     * knows now, without waiting for the store (which reads it again in the background
+     * when its last reading is old): for admissions that take nothing from the store (a
+     * model without limits), which would otherwise never see another instance's pause. By
+     * default nothing is shared.
+     * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
+     * @return nanoseconds, {@code 0} when no pause is known to hold
+     */
+    default long pausedNanos(String modelKey) {
+        return 0;
+    }
+
+    /**
      * The pause of a model that the store shares, as last read from it: never waits for
      * the store, and reads it again in the background when that reading is old. For the
      * actuator, so that every instance shows the same pause and who asked for it. By

@@ -203,7 +203,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             throw new InterruptedException("Interrupted before taking buckets from Redis");
         }
         Throwable cause = null;
-        String pauseKey = pauseKey(buckets[0].key);
+        String pauseKey = this.pauses.keyOfBucket(buckets[0].key);
         if (connection != null) {
             long now = nowMicros();
             CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
@@ -284,22 +284,18 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     @Override
     public void pause(String modelKey, Duration wait, Duration spacing) {
-        this.pauses.pause(this.keyPrefix + ":" + modelKey + ":pause", micros(wait), micros(spacing));
+        this.pauses.pause(this.pauses.keyOf(modelKey), micros(wait), micros(spacing));
+    }
+
+    @Override
+    public long pausedNanos(String modelKey) {
+        this.pauses.sharedPause(this.pauses.keyOf(modelKey));
+        return this.pauses.heldNanos(this.pauses.keyOf(modelKey));
     }
 
     @Override
     public @Nullable SharedPause sharedPause(String modelKey) {
-        return this.pauses.sharedPause(this.keyPrefix + ":" + modelKey + ":pause");
-    }
-
-    /**
-     * The key of the model's shared pause, in the slot of its buckets: the hash tag a
-     * bucket key starts with ({@code BucketKeys}), {@code null} for a key without one.
-     */
-    private @Nullable String pauseKey(String bucketKey) {
-        int end = bucketKey.indexOf('}');
-        return (bucketKey.startsWith("{") && end > 0)
-                ? this.keyPrefix + ":" + bucketKey.substring(0, end + 1) + ":pause" : null;
+        return this.pauses.sharedPause(this.pauses.keyOf(modelKey));
     }
 
     /** The time to run the scripts on, {@code null} for the Redis server's. */

@@ -90,6 +90,23 @@ final class RedisPauses {
         return ProcessHandle.current().pid() + "@" + host;
     }
 
+    /**
+     * The key of a model's shared pause, in the slot of its buckets.
+     * @param modelKey the key prefix of the model's buckets ({@code BucketKeys#model})
+     */
+    String keyOf(String modelKey) {
+        return this.store.keyPrefix() + ":" + modelKey + ":pause";
+    }
+
+    /**
+     * The key of the shared pause of the model a bucket key belongs to: the hash tag the
+     * key starts with ({@code BucketKeys}), {@code null} for a key without one.
+     */
+    @Nullable String keyOfBucket(String bucketKey) {
+        int end = bucketKey.indexOf('}');
+        return (bucketKey.startsWith("{") && end > 0) ? keyOf(bucketKey.substring(0, end + 1)) : null;
+    }
+
     /** Who pauses a model, as the other instances see it. */
     String instanceId() {
         return this.instanceId;
