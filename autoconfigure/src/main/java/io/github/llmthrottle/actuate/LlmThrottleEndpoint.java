@@ -18,6 +18,9 @@ import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.routing.CircuitState;
+import io.github.llmthrottle.store.BucketKeys;
+import io.github.llmthrottle.store.SharedBucketStore;
+import io.github.llmthrottle.store.SharedBucketStore.SharedPause;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -56,6 +59,8 @@ public class LlmThrottleEndpoint {
 
     private final ShowTenants showTenants;
 
+    private final @Nullable SharedBucketStore store;
+
     /**
      * Creates the endpoint.
      * @param registry the clients and models
@@ -72,9 +77,22 @@ public class LlmThrottleEndpoint {
      * @param showTenants when tenant ids are shown
      */
     public LlmThrottleEndpoint(LlmThrottleRegistry registry, CircuitStateSource circuits, ShowTenants showTenants) {
+        this(registry, circuits, showTenants, null);
+    }
+
+    /**
+     * Creates the endpoint, showing the pauses a shared bucket store shares.
+     * @param registry the clients and models
+     * @param circuits where circuit states come from
+     * @param showTenants when tenant ids are shown
+     * @param store the shared bucket store, {@code null} for none
+     */
+    public LlmThrottleEndpoint(LlmThrottleRegistry registry, CircuitStateSource circuits, ShowTenants showTenants,
+            @Nullable SharedBucketStore store) {
         this.showTenants = showTenants;
         this.registry = registry;
         this.circuits = circuits;
+        this.store = store;
     }
 
     /**
@@ -204,11 +222,17 @@ public class LlmThrottleEndpoint {
 
     private ModelStateDescriptor describe(ThrottledModel model) {
         LimiterState state = model.getLimiter().state();
+        // a pause shared across the fleet shows as every instance sees it: the store's
+        SharedPause shared = (this.store != null)
+                ? this.store.sharedPause(BucketKeys.model(model.getLimiter().client(), model.getLimiter().model()))
+                : null;
         return new ModelStateDescriptor(LimitsDescriptor.of(state.limits(), null),
                 LimitsDescriptor.of(state.effectiveLimits(), state.tokensPerMinute()),
                 new AvailableDescriptor(state.available().requests(), state.available().inputTokens(),
                         state.available().outputTokens(), state.available().tokens()),
-                ServerDescriptor.of(state.server()), state.pausedUntil(), state.inFlight(), state.concurrencyLimit(),
+                ServerDescriptor.of(state.server()), (shared != null) ? shared.until() : state.pausedUntil(),
+                (shared != null) ? shared.pausedBy() : null, (shared != null) ? shared.pausedAt() : null,
+                state.inFlight(), state.concurrencyLimit(),
                 new QueuedDescriptor(state.queued().realtime(), state.queued().normal(), state.queued().batch(),
                         state.queued().total()),
                 this.circuits.stateOf(model), TotalsDescriptor.of(model.getTotals()), model.getContextWindow(),
@@ -313,7 +337,11 @@ public class LlmThrottleEndpoint {
      * @param available what the local buckets hold now ({@code null} for a dimension
      * without a limit)
      * @param server the last rate-limit values the provider reported, or {@code null}
-     * @param pausedUntil until when calls are held after a 429, or {@code null}
+     * @param pausedUntil until when calls are held after a 429, or {@code null}; with a
+     * shared store, the pause every instance sees, in the store's time
+     * @param pausedBy with a shared store, the instance that paused the model, or
+     * {@code null}
+     * @param pausedAt with a shared store, when that instance paused it, or {@code null}
      * @param inFlight attempts admitted and not yet finished
      * @param concurrencyLimit the adaptive concurrency limit, which every model has
      * (max-concurrency is its ceiling)
@@ -329,9 +357,9 @@ public class LlmThrottleEndpoint {
      */
     public record ModelStateDescriptor(LimitsDescriptor limits, LimitsDescriptor effectiveLimits,
             AvailableDescriptor available, @Nullable ServerDescriptor server, @Nullable Instant pausedUntil,
-            int inFlight, @Nullable Integer concurrencyLimit, QueuedDescriptor queued, CircuitState circuit,
-            TotalsDescriptor totals, @Nullable Long contextWindow, @Nullable List<String> deployments,
-            @Nullable String deploymentOf) implements OperationResponseBody {
+            @Nullable String pausedBy, @Nullable Instant pausedAt, int inFlight, @Nullable Integer concurrencyLimit,
+            QueuedDescriptor queued, CircuitState circuit, TotalsDescriptor totals, @Nullable Long contextWindow,
+            @Nullable List<String> deployments, @Nullable String deploymentOf) implements OperationResponseBody {
     }
 
     /**

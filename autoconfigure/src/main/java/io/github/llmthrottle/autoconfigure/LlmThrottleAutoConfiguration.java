@@ -21,6 +21,7 @@ import io.github.llmthrottle.quota.QuotaStore;
 import io.github.llmthrottle.quota.TokenQuotas;
 import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
 import io.github.llmthrottle.restclient.ThrottlingInterceptor;
+import io.github.llmthrottle.routing.CircuitStore;
 import io.github.llmthrottle.routing.CostEstimator;
 import io.github.llmthrottle.store.BucketStore;
 import io.github.llmthrottle.store.LocalBucketStore;
@@ -89,6 +90,12 @@ public final class LlmThrottleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    CircuitStore llmThrottleCircuitStore() {
+        return CircuitStore.LOCAL;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     QuotaStore llmThrottleQuotaStore(TimeSource timeSource) {
         return new LocalQuotaStore(timeSource.clock());
     }
@@ -119,7 +126,7 @@ public final class LlmThrottleAutoConfiguration {
     @ConditionalOnMissingBean
     LlmThrottleRegistry llmThrottleRegistry(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator tokenEstimator, ObjectProvider<TenantResolver> tenantResolver, TimeSource timeSource,
-            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas, Budgets budgets,
+            ObjectProvider<ThrottleObserver> observers, TokenQuotas quotas, Budgets budgets, CircuitStore circuits,
             ObjectProvider<ObservationRegistry> observationRegistry,
             ObjectProvider<LlmThrottleCallObservationConvention> callConvention,
             ObjectProvider<LlmThrottleAttemptObservationConvention> attemptConvention) {
@@ -128,7 +135,7 @@ public final class LlmThrottleAutoConfiguration {
                 new CompositeThrottleObserver(observers.orderedStream().toList()),
                 new LlmThrottleObservations(observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP),
                         callConvention.getIfUnique(), attemptConvention.getIfUnique()),
-                quotas, budgets);
+                quotas, budgets, circuits);
     }
 
     @Bean

@@ -5,6 +5,8 @@ import io.github.llmthrottle.actuate.LlmThrottleEndpoint;
 import io.github.llmthrottle.actuate.LlmThrottleEndpointRuntimeHints;
 import io.github.llmthrottle.actuate.LlmThrottleEndpointWebExtension;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.store.BucketStore;
+import io.github.llmthrottle.store.SharedBucketStore;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -31,9 +33,10 @@ public final class LlmThrottleEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(LlmThrottleEndpoint.class)
     LlmThrottleEndpoint llmThrottleEndpoint(LlmThrottleRegistry registry, ObjectProvider<CircuitStateSource> circuits,
-            LlmThrottleProperties properties) {
+            LlmThrottleProperties properties, ObjectProvider<BucketStore> bucketStore) {
         return new LlmThrottleEndpoint(registry, circuits.getIfAvailable(() -> CircuitStateSource.DEFAULT),
-                properties.getShowTenants());
+                properties.getShowTenants(),
+                (bucketStore.getIfUnique() instanceof SharedBucketStore shared) ? shared : null);
     }
 
     @Bean

@@ -13,6 +13,7 @@ import io.github.llmthrottle.provider.RequestBodyReader;
 import io.github.llmthrottle.provider.TokenEstimator;
 import io.github.llmthrottle.provider.UsageReader;
 import io.github.llmthrottle.quota.TokenQuotas;
+import io.github.llmthrottle.routing.CircuitStore;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
@@ -142,11 +143,35 @@ public final class LlmThrottleRegistry {
     public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
             TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
             LlmThrottleObservations observations, TokenQuotas quotas, Budgets budgets) {
+        return create(settings, limiters, estimator, tenantResolver, time, observer, observations, quotas, budgets,
+                CircuitStore.LOCAL);
+    }
+
+    /**
+     * Creates the registry of every configured client, as the other methods do, with the
+     * circuits of the models in {@code circuits} (shared across instances by a shared
+     * store).
+     * @param settings the validated settings
+     * @param limiters admission control of every client and model
+     * @param estimator estimates input tokens before a call
+     * @param tenantResolver resolves the tenant of requests made outside a
+     * {@code @Throttled} method
+     * @param time the time source (clocks, sleeping between retries)
+     * @param observer observes calls, attempts and retries
+     * @param observations where calls and attempts are observed
+     * @param quotas the token quotas over days and months
+     * @param budgets the prices and budgets in money
+     * @param circuits where the circuits of the models live
+     * @return the registry
+     */
+    public static LlmThrottleRegistry create(ThrottleSettings settings, LimiterRegistry limiters,
+            TokenEstimator estimator, TenantResolver tenantResolver, TimeSource time, ThrottleObserver observer,
+            LlmThrottleObservations observations, TokenQuotas quotas, Budgets budgets, CircuitStore circuits) {
         RequestBodyReader requestReader = new RequestBodyReader(settings.documentTokens());
         UsageReader usageReader = new UsageReader();
-        return new LlmThrottleRegistry(
-                settings, (client) -> new ThrottledClient(client, limiters, estimator, tenantResolver, observer,
-                        observations, requestReader, usageReader, settings.circuit(), time, quotas, budgets),
+        return new LlmThrottleRegistry(settings,
+                (client) -> new ThrottledClient(client, limiters, estimator, tenantResolver, observer, observations,
+                        requestReader, usageReader, settings.circuit(), time, quotas, budgets, circuits),
                 quotas, budgets);
     }
 

@@ -21,6 +21,7 @@ import io.github.llmthrottle.retry.BackOff;
 import io.github.llmthrottle.retry.ResponseClassifier;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.CircuitSettings;
+import io.github.llmthrottle.routing.CircuitStore;
 import io.github.llmthrottle.routing.ModelCircuit;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
@@ -50,14 +51,14 @@ public final class ThrottledClient {
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time) {
         this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
-                usageReader, circuitSettings, time, TokenQuotas.none(), Budgets.none());
+                usageReader, circuitSettings, time, TokenQuotas.none(), Budgets.none(), CircuitStore.LOCAL);
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
             UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time, TokenQuotas quotas) {
         this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
-                usageReader, circuitSettings, time, quotas, Budgets.none());
+                usageReader, circuitSettings, time, quotas, Budgets.none(), CircuitStore.LOCAL);
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
@@ -65,13 +66,13 @@ public final class ThrottledClient {
             RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings,
             TimeSource time) {
         this(settings, limiters, estimator, tenantResolver, observer, observations, requestReader, usageReader,
-                circuitSettings, time, TokenQuotas.none(), Budgets.none());
+                circuitSettings, time, TokenQuotas.none(), Budgets.none(), CircuitStore.LOCAL);
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, LlmThrottleObservations observations,
             RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time,
-            TokenQuotas quotas, Budgets budgets) {
+            TokenQuotas quotas, Budgets budgets, CircuitStore circuits) {
         ThrottleObserver events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
         // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM
@@ -82,7 +83,7 @@ public final class ThrottledClient {
                 tenantResolver, events, quotas, budgets, ConcurrentHashMap.newKeySet());
         this.observations = observations;
         this.tokenCountRetries = new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM);
-        this.models = new TrackedModels(settings, limiters, circuitSettings, time,
+        this.models = new TrackedModels(settings, limiters, circuitSettings, circuits, time,
                 (forgotten) -> events.onModelForgotten(settings.name(), forgotten.name));
     }
 

@@ -14,7 +14,7 @@ import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.routing.CircuitSettings;
-import io.github.llmthrottle.routing.ModelCircuit;
+import io.github.llmthrottle.routing.CircuitStore;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +32,8 @@ final class TrackedModels {
 
     private final CircuitSettings circuitSettings;
 
+    private final CircuitStore circuits;
+
     private final TimeSource time;
 
     /** Told of each model that was forgotten, once its limiter is. */
@@ -44,11 +46,12 @@ final class TrackedModels {
 
     private final ReentrantLock otherModelsLock = new ReentrantLock();
 
-    TrackedModels(ClientSettings settings, LimiterRegistry limiters, CircuitSettings circuitSettings, TimeSource time,
-            Consumer<ThrottledModel> onForgotten) {
+    TrackedModels(ClientSettings settings, LimiterRegistry limiters, CircuitSettings circuitSettings,
+            CircuitStore circuits, TimeSource time, Consumer<ThrottledModel> onForgotten) {
         this.settings = settings;
         this.limiters = limiters;
         this.circuitSettings = circuitSettings;
+        this.circuits = circuits;
         this.time = time;
         this.onForgotten = onForgotten;
         // every configured model (and its deployments) up front, so that newModel never
@@ -150,7 +153,7 @@ final class TrackedModels {
         this.settings.deploymentsOf(name).forEach((deploymentName, deployment) -> {
             String qualified = DeploymentSettings.qualifiedName(name, deploymentName);
             ThrottledModel state = new ThrottledModel(qualified, this.limiters.limiter(this.settings.name(), qualified),
-                    new ModelCircuit(this.settings.name(), qualified, this.circuitSettings, this.time), null, name,
+                    this.circuits.circuit(this.settings.name(), qualified, this.circuitSettings, this.time), null, name,
                     deployment, List.of());
             // kept with the models: events, the endpoint, health and metrics find it by
             // its qualified name
@@ -158,7 +161,7 @@ final class TrackedModels {
             deployments.add(state);
         });
         return new ThrottledModel(name, this.limiters.limiter(this.settings.name(), name),
-                new ModelCircuit(this.settings.name(), name, this.circuitSettings, this.time),
+                this.circuits.circuit(this.settings.name(), name, this.circuitSettings, this.time),
                 this.settings.contextWindowOf(name), null, null, deployments);
     }
 

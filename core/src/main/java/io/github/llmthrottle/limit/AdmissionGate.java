@@ -3,6 +3,7 @@ package io.github.llmthrottle.limit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -206,7 +207,15 @@ final class AdmissionGate {
         }
         Demand demand = demand(waiter);
         if (demand.buckets().isEmpty()) {
-            // No limit in any dimension: nothing to ask the store.
+            // No limit in any dimension: nothing to take from the store, but a pause it
+            // shares (as last read, in the background) holds all the same.
+            long paused = Objects.requireNonNull(this.shared)
+                .pausedNanos(BucketKeys.model(this.limiter.client(), this.limiter.model()));
+            if (paused > 0) {
+                this.concurrency.revoke();
+                this.pause.extendTo(Nanos.saturatedAdd(now, paused));
+                return holdBack(waiter, Blocker.MODEL, Nanos.saturatedAdd(now, paused));
+            }
             admit(waiter, new Reservation(demand.dimensions(), NOTHING_TAKEN, waiter.request.inputTokens(),
                     waiter.request.outputTokens()), now, demand.inFlight());
             return Long.MAX_VALUE;

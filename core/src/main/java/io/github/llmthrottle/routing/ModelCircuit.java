@@ -36,6 +36,12 @@ import org.jspecify.annotations.Nullable;
  * burst of late failures cannot reopen a circuit that probes have just closed. Time comes
  * from the monotonic clock of the injected {@link TimeSource}. Thread-safe; the lock is
  * never held while waiting.
+ *
+ * <p>
+ * With a {@link SharedCircuit} (a shared {@link CircuitStore}) the state lives in the
+ * store and is the same on every instance: the shared circuit decides, and the local
+ * state machine above only while the shared one cannot be reached (it then starts from
+ * what this instance alone recorded in such times).
  */
 public final class ModelCircuit {
 
@@ -48,6 +54,8 @@ public final class ModelCircuit {
     private final CircuitSettings settings;
 
     private final TimeSource timeSource;
+
+    private final @Nullable SharedCircuit shared;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -77,10 +85,24 @@ public final class ModelCircuit {
      * @param timeSource the time source
      */
     public ModelCircuit(String client, String model, CircuitSettings settings, TimeSource timeSource) {
+        this(client, model, settings, timeSource, null);
+    }
+
+    /**
+     * Creates a circuit whose state is shared, when {@code shared} is given.
+     * @param client the client name, for exceptions
+     * @param model the model name, for exceptions
+     * @param settings when to open and how to probe
+     * @param timeSource the time source
+     * @param shared the shared state, {@code null} for this JVM's alone
+     */
+    public ModelCircuit(String client, String model, CircuitSettings settings, TimeSource timeSource,
+            @Nullable SharedCircuit shared) {
         this.client = client;
         this.model = model;
         this.settings = settings;
         this.timeSource = timeSource;
+        this.shared = shared;
     }
 
     /**
@@ -101,6 +123,10 @@ public final class ModelCircuit {
      * @return the state ({@link CircuitState#HALF_OPEN} as soon as the open wait is over)
      */
     public CircuitState state() {
+        SharedCircuit.View view = sharedView();
+        if (view != null) {
+            return view.state();
+        }
         this.lock.lock();
         try {
             advance(this.timeSource.nanoTime());
@@ -116,6 +142,10 @@ public final class ModelCircuit {
      * @return {@code false} when open, or half-open with every probe place taken
      */
     public boolean isCallPermitted() {
+        SharedCircuit.View view = sharedView();
+        if (view != null) {
+            return view.state() == CircuitState.CLOSED || (view.state() == CircuitState.HALF_OPEN && view.probeFree());
+        }
         this.lock.lock();
         try {
             advance(this.timeSource.nanoTime());
@@ -135,6 +165,10 @@ public final class ModelCircuit {
      * @return the rest of the open wait, or {@code null} when the circuit is not open
      */
     public @Nullable Duration remainingOpenTime() {
+        SharedCircuit.View view = sharedView();
+        if (view != null) {
+            return view.remainingOpen();
+        }
         this.lock.lock();
         try {
             long now = this.timeSource.nanoTime();
@@ -151,6 +185,10 @@ public final class ModelCircuit {
      * @return the count
      */
     public int consecutiveFailures() {
+        SharedCircuit.View view = sharedView();
+        if (view != null) {
+            return view.consecutiveFailures();
+        }
         this.lock.lock();
         try {
             return this.consecutiveFailures;
@@ -169,17 +207,21 @@ public final class ModelCircuit {
      * probe place taken
      */
     public Permission acquire() {
+        SharedCircuit.Grant grant = (this.shared != null) ? this.shared.acquire() : null;
+        if (grant != null) {
+            return new Permission(grant.epoch(), grant.probe(), grant);
+        }
         this.lock.lock();
         try {
             long now = this.timeSource.nanoTime();
             advance(now);
             switch (this.state) {
                 case CLOSED:
-                    return new Permission(this.epoch, false);
+                    return new Permission(this.epoch, false, null);
                 case HALF_OPEN:
                     if (this.probesInFlight < this.settings.halfOpenProbes()) {
                         this.probesInFlight++;
-                        return new Permission(this.epoch, true);
+                        return new Permission(this.epoch, true, null);
                     }
                     throw new CircuitOpenException(this.client, this.model, null);
                 default:
@@ -189,6 +231,10 @@ public final class ModelCircuit {
         finally {
             this.lock.unlock();
         }
+    }
+
+    private SharedCircuit.@Nullable View sharedView() {
+        return (this.shared != null) ? this.shared.view() : null;
     }
 
     private void advance(long now) {
@@ -221,6 +267,10 @@ public final class ModelCircuit {
     }
 
     private void complete(Permission permission, @Nullable Outcome outcome) {
+        if (permission.grant != null && this.shared != null) {
+            this.shared.complete(permission.grant, outcome);
+            return;
+        }
         this.lock.lock();
         try {
             long now = this.timeSource.nanoTime();
@@ -270,11 +320,15 @@ public final class ModelCircuit {
 
         private final boolean probe;
 
+        /** The shared circuit's grant, {@code null} when the local circuit let it go. */
+        private final SharedCircuit.@Nullable Grant grant;
+
         private boolean done;
 
-        Permission(long epoch, boolean probe) {
+        Permission(long epoch, boolean probe, SharedCircuit.@Nullable Grant grant) {
             this.epoch = epoch;
             this.probe = probe;
+            this.grant = grant;
         }
 
         /**

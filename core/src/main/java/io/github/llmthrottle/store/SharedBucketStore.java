@@ -1,6 +1,7 @@
 package io.github.llmthrottle.store;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -43,6 +44,41 @@ public interface SharedBucketStore extends BucketStore {
      * @param spacing the time between two calls released after the pause
      */
     default void pause(String modelKey, Duration wait, Duration spacing) {
+    }
+
+    /**
+     * How long a pause of the model shared by the store holds as far as this instance
+     * knows now, without waiting for the store (which reads it again in the background
+     * when its last reading is old): for admissions that take nothing from the store (a
+     * model without limits), which would otherwise never see another instance's pause. By
+     * default nothing is shared.
+     * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
+     * @return nanoseconds, {@code 0} when no pause is known to hold
+     */
+    default long pausedNanos(String modelKey) {
+        return 0;
+    }
+
+    /**
+     * The pause of a model that the store shares, as last read from it: never waits for
+     * the store, and reads it again in the background when that reading is old. For the
+     * actuator, so that every instance shows the same pause and who asked for it. By
+     * default nothing is shared.
+     * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
+     * @return the pause in force, or {@code null} when none is known to hold
+     */
+    default @Nullable SharedPause sharedPause(String modelKey) {
+        return null;
+    }
+
+    /**
+     * A model's pause as the store shares it.
+     *
+     * @param until when it ends, in the store's time
+     * @param pausedBy the instance that paused the model (the latest, when several did)
+     * @param pausedAt when that instance paused it, in the store's time
+     */
+    record SharedPause(Instant until, String pausedBy, Instant pausedAt) {
     }
 
     /**

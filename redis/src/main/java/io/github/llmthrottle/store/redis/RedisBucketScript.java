@@ -276,19 +276,34 @@ final class RedisBucketScript {
 
     private static CompletableFuture<List<Object>> eval(RedisScriptingAsyncCommands<String, String> commands,
             String[] keys, String[] args) {
+        return eval(commands, DIGEST, SOURCE, keys, args);
+    }
+
+    /**
+     * Runs a script by its digest ({@code EVALSHA}), and by its source ({@code EVAL}) in
+     * the rare case that the server does not know it.
+     * @param commands the connection's commands
+     * @param digest the script's SHA-1 digest ({@link #sha1(String)})
+     * @param source the script
+     * @param keys its keys
+     * @param args its arguments
+     * @return its answer, a list, when it comes
+     */
+    static CompletableFuture<List<Object>> eval(RedisScriptingAsyncCommands<String, String> commands, String digest,
+            String source, String[] keys, String[] args) {
         CompletableFuture<List<Object>> answer = commands
-            .<List<Object>>evalsha(DIGEST, ScriptOutputType.MULTI, keys, args)
+            .<List<Object>>evalsha(digest, ScriptOutputType.MULTI, keys, args)
             .toCompletableFuture();
         return answer.exceptionallyCompose((ex) -> {
             Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
             if (cause instanceof RedisNoScriptException) {
-                return commands.<List<Object>>eval(SOURCE, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+                return commands.<List<Object>>eval(source, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
             }
             return CompletableFuture.failedFuture(cause);
         });
     }
 
-    private static String sha1(String source) {
+    static String sha1(String source) {
         try {
             return HexFormat.of()
                 .formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));

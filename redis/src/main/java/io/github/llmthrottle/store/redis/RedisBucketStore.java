@@ -1,7 +1,5 @@
 package io.github.llmthrottle.store.redis;
 
-import java.io.IOException;
-import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -85,9 +83,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private final TimeSource timeSource;
 
-    /** Who pauses a model, as the other instances see it: {@code pid@host}. */
-    private final String instanceId = ProcessHandle.current().pid() + "@" + hostName();
-
     /** The time of the shared buckets, {@code null} for the Redis server's. */
     private final @Nullable Clock serverClock;
 
@@ -104,6 +99,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     private final Map<String, RedisBucket> buckets = new ConcurrentHashMap<>();
 
     private final AtomicLong lastVersion = new AtomicLong();
+
+    /** The pauses after a 429 it shares, and what it knows of them. */
+    private final RedisPauses pauses;
 
     /**
      * Creates a store on a Lettuce client ({@link RedisClient} or
@@ -137,6 +135,24 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      */
     public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
             Duration retryInterval, TimeSource timeSource, @Nullable Clock serverClock) {
+        this(client, keyPrefix, onFailure, timeout, retryInterval, timeSource, serverClock, null);
+    }
+
+    /**
+     * Creates a store, as the other constructors do, whose pauses name this instance
+     * {@code instanceId} ({@code llm.throttle.redis.instance-id}).
+     * @param client the client to open the store's connection with; it stays the caller's
+     * @param keyPrefix prefix of the Redis keys
+     * @param onFailure what to do without Redis
+     * @param timeout longest wait for one Redis command, and for the connection
+     * @param retryInterval how long to do without Redis after a failure
+     * @param timeSource this instance's time
+     * @param serverClock the shared buckets' time, {@code null} for the Redis server's
+     * @param instanceId who pauses a model, as the other instances see it; {@code null}
+     * for {@code pid@host}
+     */
+    public RedisBucketStore(AbstractRedisClient client, String keyPrefix, OnFailure onFailure, Duration timeout,
+            Duration retryInterval, TimeSource timeSource, @Nullable Clock serverClock, @Nullable String instanceId) {
         if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
             throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
         }
@@ -152,6 +168,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.timeSource = timeSource;
         this.serverClock = serverClock;
         this.local = new LocalFallback(timeSource);
+        this.pauses = new RedisPauses(this, instanceId);
         this.sender = Executors.newSingleThreadExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "llm-throttle-redis-send");
             thread.setDaemon(true);
@@ -186,10 +203,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             throw new InterruptedException("Interrupted before taking buckets from Redis");
         }
         Throwable cause = null;
+        String pauseKey = this.pauses.keyOfBucket(buckets[0].key);
         if (connection != null) {
             long now = nowMicros();
             CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
-                    modelBuckets, buckets, costs, pauseKey(buckets[0].key));
+                    modelBuckets, buckets, costs, pauseKey);
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
@@ -197,6 +215,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             Reply reply = answer.reply();
             if (reply != null) {
                 observe(buckets, reply, now);
+                if (pauseKey != null) {
+                    this.pauses.learned(pauseKey, this.timeSource.nanoTime(), nanos(reply.pauseWaitMicros()));
+                }
                 if (reply.taken()) {
                     return new Take(new RedisSettlement(connection, buckets), 0, 0);
                 }
@@ -207,6 +228,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         }
         if (this.onFailure == OnFailure.REJECT) {
             throw new BucketStoreUnavailableException("Redis bucket store unavailable", this.redis.untilRetry(), cause);
+        }
+        long paused = (pauseKey != null) ? this.pauses.heldNanos(pauseKey) : 0;
+        if (paused > 0) {
+            // a pause this instance knows of holds without Redis too
+            return new Take(null, paused, 0, paused);
         }
         return this.local.take(buckets, costs, modelBuckets);
     }
@@ -239,6 +265,16 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         return this.timeout;
     }
 
+    /** The prefix of the Redis keys. */
+    String keyPrefix() {
+        return this.keyPrefix;
+    }
+
+    /** Who pauses a model or opens a circuit, as the other instances see it. */
+    String instanceId() {
+        return this.pauses.instanceId();
+    }
+
     /** Closes the store's connection; the client stays open. */
     @Override
     public void close() {
@@ -248,34 +284,22 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     @Override
     public void pause(String modelKey, Duration wait, Duration spacing) {
-        Connection connection = this.redis.current();
-        if (connection == null) {
-            return;
-        }
-        // sent at once from the caller's thread (Lettuce only queues it), ahead of the
-        // store's own queue of settlements: every take the pause misses is a call sent
-        RedisBucketScript
-            .pause(connection.commands(), serverNow(), this.keyPrefix + ":" + modelKey + ":pause", micros(wait),
-                    micros(spacing), this.instanceId)
-            .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-            .whenComplete((reply, failure) -> {
-                if (failure != null) {
-                    logger.debug("A pause could not be shared through Redis", failure);
-                }
-            });
+        this.pauses.pause(this.pauses.keyOf(modelKey), micros(wait), micros(spacing));
     }
 
-    /**
-     * The key of the model's shared pause, in the slot of its buckets: the hash tag a
-     * bucket key starts with ({@code BucketKeys}), {@code null} for a key without one.
-     */
-    private @Nullable String pauseKey(String bucketKey) {
-        int end = bucketKey.indexOf('}');
-        return (bucketKey.startsWith("{") && end > 0)
-                ? this.keyPrefix + ":" + bucketKey.substring(0, end + 1) + ":pause" : null;
+    @Override
+    public long pausedNanos(String modelKey) {
+        this.pauses.sharedPause(this.pauses.keyOf(modelKey));
+        return this.pauses.heldNanos(this.pauses.keyOf(modelKey));
     }
 
-    private @Nullable Long serverNow() {
+    @Override
+    public @Nullable SharedPause sharedPause(String modelKey) {
+        return this.pauses.sharedPause(this.pauses.keyOf(modelKey));
+    }
+
+    /** The time to run the scripts on, {@code null} for the Redis server's. */
+    @Nullable Long serverNow() {
         return (this.serverClock != null) ? micros(this.serverClock.instant()) : null;
     }
 
@@ -377,15 +401,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         // Wall-clock millis: every instance orders the limits it sets by the same time.
         long millis = this.timeSource.instant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        }
-        catch (IOException ex) {
-            return "unknown-host";
-        }
     }
 
     @Override

@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
@@ -21,6 +24,7 @@ import io.github.llmthrottle.time.FakeClock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -103,6 +107,78 @@ class SharedPauseTests {
         assertThat(admitted(limiter())).as("a third instance").isFalse();
     }
 
+    @Test
+    void noInstanceOfThreeIsAdmittedDuringAnotherInstancesPause() throws InterruptedException {
+        List<ModelLimiter> fleet = List.of(limiter(6_000_000L), limiter(6_000_000L), limiter(6_000_000L));
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong attempts = new AtomicLong();
+        ConcurrentLinkedQueue<long[]> admissions = new ConcurrentLinkedQueue<>();
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < fleet.size(); i++) {
+            for (int t = 0; t < 2; t++) {
+                int instance = i;
+                Thread caller = new Thread(() -> {
+                    while (!stop.get()) {
+                        long started = System.nanoTime();
+                        try {
+                            if (admitted(fleet.get(instance))) {
+                                admissions.add(new long[] { instance, started, this.clock.millis() });
+                            }
+                        }
+                        catch (InterruptedException ex) {
+                            return;
+                        }
+                        attempts.incrementAndGet();
+                    }
+                });
+                caller.start();
+                callers.add(caller);
+            }
+        }
+        try {
+            await().atMost(PATIENCE).until(() -> admissions.stream().map((a) -> a[0]).distinct().count() == 3);
+            // the first instance's 429 with retry-after: 5
+            long pausedAt = this.clock.millis();
+            fleet.get(0).pause(Duration.ofSeconds(5));
+            awaitPauseInRedis();
+            long held = System.nanoTime();
+            // through the pause, each caller trying again at every step
+            for (int step = 0; step < 50; step++) {
+                long before = attempts.get();
+                await().atMost(PATIENCE).until(() -> attempts.get() >= before + 2 * callers.size());
+                if (step < 49) {
+                    this.clock.advance(Duration.ofMillis(100));
+                }
+            }
+            this.clock.advance(Duration.ofMillis(100));
+            await().atMost(PATIENCE).until(() -> admissions.stream().anyMatch((a) -> a[2] >= pausedAt + 5_000));
+            List<long[]> leaks = admissions.stream().filter((a) -> a[1] - held > 0 && a[2] < pausedAt + 5_000).toList();
+            assertThat(leaks).as("calls admitted by any instance after the pause reached Redis, before its end")
+                .isEmpty();
+        }
+        finally {
+            stop.set(true);
+            for (Thread caller : callers) {
+                caller.join(PATIENCE.toMillis());
+            }
+        }
+    }
+
+    @Test
+    void aModelWithoutLimitsHoldsItsCallsDuringAPauseOfAnotherInstance() throws InterruptedException {
+        ModelLimiter first = limiter(null);
+        ModelLimiter second = limiter(null);
+        first.pause(Duration.ofSeconds(5));
+        awaitPauseInRedis();
+        // it takes nothing from Redis: it learns of the pause in the background
+        await().atMost(PATIENCE).until(() -> !admitted(second));
+        assertThat(second.state().pausedUntil()).isNotNull();
+        this.clock.advance(Duration.ofMillis(4_900));
+        assertThat(admitted(second)).isFalse();
+        this.clock.advance(Duration.ofMillis(100));
+        assertThat(admitted(second)).isTrue();
+    }
+
     private void awaitPauseInRedis() {
         try (StatefulRedisConnection<String, String> connection = client().connect()) {
             await().atMost(PATIENCE)
@@ -122,11 +198,16 @@ class SharedPauseTests {
     }
 
     private ModelLimiter limiter() {
+        return limiter(600L);
+    }
+
+    private ModelLimiter limiter(@Nullable Long requestsPerMinute) {
         RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
                 Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
         this.closeables.add(store);
         LimiterRegistry registry = new LimiterRegistry(
-                Map.of("anthropic", new ClientLimits(null, Map.of("opus", new ModelLimits(600L, null, null, null)))),
+                Map.of("anthropic",
+                        new ClientLimits(null, Map.of("opus", new ModelLimits(requestsPerMinute, null, null, null)))),
                 100, Duration.ZERO, (tenant) -> null, store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
         return registry.limiter("anthropic", "opus");
     }

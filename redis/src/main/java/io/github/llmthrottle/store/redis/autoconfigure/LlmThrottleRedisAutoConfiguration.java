@@ -2,8 +2,10 @@ package io.github.llmthrottle.store.redis.autoconfigure;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.quota.QuotaStore;
+import io.github.llmthrottle.routing.CircuitStore;
 import io.github.llmthrottle.store.BucketStore;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
+import io.github.llmthrottle.store.redis.RedisCircuitStore;
 import io.github.llmthrottle.store.redis.RedisQuotaStore;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
@@ -30,9 +32,10 @@ import org.springframework.web.client.RestClient;
  * {@link RedisBucketStore} on a connection of its own from Spring Boot's Lettuce client
  * (the {@code spring.data.redis.*} settings), closed on shutdown, and a
  * {@link RedisQuotaStore} for the token quotas over days and months, on the same
- * connection (on one of its own when the bucket store is the application's). Runs before
- * {@link LlmThrottleAutoConfiguration}, whose local store then backs off. Without Lettuce
- * or Boot's Lettuce connection, startup fails with a message naming
+ * connection (on one of its own when the bucket store is the application's), and a
+ * {@link RedisCircuitStore} on the bucket store's connection, so that circuits are shared
+ * too. Runs before {@link LlmThrottleAutoConfiguration}, whose local store then backs
+ * off. Without Lettuce or Boot's Lettuce connection, startup fails with a message naming
  * {@code llm.throttle.store} and what to add.
  */
 @AutoConfiguration(before = LlmThrottleAutoConfiguration.class,
@@ -54,7 +57,14 @@ public final class LlmThrottleRedisAutoConfiguration {
                 LettuceConnectionFactory connectionFactory, TimeSource timeSource) {
             RedisStoreSettings redis = RedisStoreSettings.of(properties);
             return new RedisBucketStore(connectionFactory.getNativeClient(), redis.keyPrefix(), redis.onFailure(),
-                    redis.timeout(), redis.retryInterval(), timeSource);
+                    redis.timeout(), redis.retryInterval(), timeSource, null, redis.instanceId());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(CircuitStore.class)
+        @ConditionalOnBean(RedisBucketStore.class)
+        RedisCircuitStore llmThrottleCircuitStore(RedisBucketStore bucketStore) {
+            return new RedisCircuitStore(bucketStore);
         }
 
         @Bean

@@ -2,6 +2,8 @@ package io.github.llmthrottle.store.redis.autoconfigure;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -35,12 +37,27 @@ public class LlmThrottleRedisProperties {
      */
     private Duration retryInterval = Duration.ofSeconds(2);
 
+    /**
+     * How this instance is named to the others in what it shares (who paused a model, who
+     * changed a circuit; shown by the actuator endpoint). When not set, the process id
+     * and host name: pid@host.
+     */
+    private @Nullable String instanceId;
+
     public String getKeyPrefix() {
         return this.keyPrefix;
     }
 
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
+    }
+
+    public @Nullable String getInstanceId() {
+        return this.instanceId;
+    }
+
+    public void setInstanceId(@Nullable String instanceId) {
+        this.instanceId = instanceId;
     }
 
     public OnFailure getOnFailure() {

@@ -19,7 +19,7 @@ class RedisStoreSettingsTests {
     void redisSettingsAreMappedAndChecked() {
         LlmThrottleRedisProperties redis = new LlmThrottleRedisProperties();
         assertThat(RedisStoreSettings.of(redis)).isEqualTo(new RedisStoreSettings("llm-throttle",
-                RedisBucketStore.OnFailure.LOCAL, Duration.ofMillis(500), Duration.ofSeconds(2)));
+                RedisBucketStore.OnFailure.LOCAL, Duration.ofMillis(500), Duration.ofSeconds(2), null));
         redis.setOnFailure(LlmThrottleRedisProperties.OnFailure.REJECT);
         redis.setRetryInterval(Duration.ZERO);
         assertThat(RedisStoreSettings.of(redis).onFailure()).isEqualTo(RedisBucketStore.OnFailure.REJECT);
@@ -28,6 +28,11 @@ class RedisStoreSettingsTests {
         redis.setTimeout(Duration.ofSeconds(1));
         redis.setRetryInterval(Duration.ofSeconds(-2));
         assertInvalid(() -> RedisStoreSettings.of(redis), "llm.throttle.redis.retry-interval", "must not be negative");
+        redis.setRetryInterval(Duration.ofSeconds(2));
+        redis.setInstanceId(" ");
+        assertInvalid(() -> RedisStoreSettings.of(redis), "llm.throttle.redis.instance-id", "must not be blank");
+        redis.setInstanceId("orders-7");
+        assertThat(RedisStoreSettings.of(redis).instanceId()).isEqualTo("orders-7");
     }
 
     private static void assertInvalid(ThrowingCallable mapping, String property, String reason) {
