@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.ReactiveAdapter;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -46,6 +47,15 @@ final class ThrottledInterceptor implements MethodInterceptor {
                     + invocation.getClass().getName());
         }
         @Nullable Object[] arguments = invocation.getArguments();
+        String tenant = throttled.tenant(target, arguments);
+        AsyncReturnType async = throttled.async();
+        if (async != null) {
+            AsyncInvocation asyncInvocation = new AsyncInvocation(throttled, proxyInvocation, target, arguments,
+                    tenant);
+            ReactiveAdapter adapter = async.adapter();
+            return (adapter != null) ? ReactiveRouting.route(asyncInvocation, adapter)
+                    : FutureRouting.route(asyncInvocation);
+        }
         // the method and its fallback may return null, which Recovery<@Nullable Object>
         // and
         // Invocation<@Nullable Object> allow; NullAway outside JSpecify mode (Java 17's
@@ -54,28 +64,30 @@ final class ThrottledInterceptor implements MethodInterceptor {
         Recovery<@Nullable Object> recovery = (throttled.fallbackMethod() != null)
                 ? (failure) -> throttled.fallback(target, arguments, failure) : null;
         @SuppressWarnings("NullAway")
-        Invocation<@Nullable Object> proceed = (context) -> proceed(proxyInvocation, context);
-        return throttled.router()
-            .route(throttled.priority(), throttled.tenant(target, arguments), throttled.maxWait(), proceed, recovery);
+        Invocation<@Nullable Object> proceed = (context) -> withContext(proceed(proxyInvocation, context), context);
+        return throttled.router().route(throttled.priority(), tenant, throttled.maxWait(), proceed, recovery);
     }
 
     /**
      * Runs the method once with {@code context} current: the method, and every call it
      * makes on this thread, reads it there ({@code ThrottleContext.currentModel()}, the
      * adapters at their edge).
+     * @param invocation the proxy's invocation of the method
+     * @param context the context of the candidate it runs for
+     * @return what the method returned
+     * @throws Throwable what the method threw
      */
-    private static @Nullable Object proceed(ProxyMethodInvocation invocation, ThrottleContext context)
-            throws Throwable {
+    static @Nullable Object proceed(ProxyMethodInvocation invocation, ThrottleContext context) throws Throwable {
         try (ThrottleContext.Scope scope = ThrottleContext.open(context)) {
-            return withContext(invocation.invocableClone().proceed(), context);
+            return invocation.invocableClone().proceed();
         }
     }
 
     /**
-     * A Reactor result carries the invocation's context: its HTTP calls happen when it is
-     * subscribed, after the invocation (and its thread-local context) ended. Routing to
-     * the next model covers what the method does before it returns; a throttling failure
-     * of the returned stream reaches its subscriber as an error.
+     * A Reactor result of a method not declared to return one (declared as
+     * {@code Object}, say) carries the invocation's context: its HTTP calls happen when
+     * it is subscribed, after the invocation (and its thread-local context) ended. A
+     * method declared to return a Mono or a Flux is routed by {@link ReactiveRouting}.
      */
     private static @Nullable Object withContext(@Nullable Object result, ThrottleContext context) {
         return REACTOR_PRESENT ? ReactiveThrottleContext.attach(result, context) : result;

@@ -32,10 +32,12 @@ import org.springframework.expression.Expression;
  * @param fallbackMethod the method called when every model failed, or {@code null}
  * @param fallbackTakesThrowable whether the fallback method takes the failure as its last
  * argument
+ * @param async the method's asynchronous return type, or {@code null} when it returns its
+ * result
  */
 record ThrottledMethod(String description, Method method, ModelRouter router, Priority priority,
         @Nullable Expression tenant, @Nullable Duration maxWait, @Nullable Method fallbackMethod,
-        boolean fallbackTakesThrowable) {
+        boolean fallbackTakesThrowable, @Nullable AsyncReturnType async) {
 
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 

@@ -10,9 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -49,18 +47,14 @@ import org.springframework.util.ReflectionUtils;
  * of another client as {@code CLIENT:MODEL}, see
  * {@link io.github.llmthrottle.routing.ModelReference}), its {@code fallbackMethod} is
  * missing or has the wrong parameters or return type, its {@code maxWait} or
- * {@code tenant} cannot be parsed, the method returns a {@code CompletableFuture} (or any
- * {@link Future}, {@link CompletionStage} or reactive publisher: the throttled calls
- * would run on another thread, outside the routing), or the method cannot be proxied
- * (private, static or final, or a final class).
+ * {@code tenant} cannot be parsed, the method returns an asynchronous type that cannot be
+ * routed (see {@link AsyncReturnType}), or the method cannot be proxied (private, static
+ * or final, or a final class).
  * <p>
  * A {@code @Throttled} on a class applies to each of its public instance methods; one on
  * a method wins over the class's.
  */
 final class ThrottledMethods {
-
-    private static final Set<String> ASYNC_TYPES = Set.of("org.reactivestreams.Publisher",
-            "kotlinx.coroutines.flow.Flow");
 
     private final Supplier<LlmThrottleRegistry> registry;
 
@@ -172,7 +166,7 @@ final class ThrottledMethods {
 
     private ThrottledMethod resolve(Method method, Class<?> userClass, Throttled annotation) {
         String description = describe(method, userClass);
-        checkReturnType(method, description);
+        AsyncReturnType async = AsyncReturnType.of(method, description);
         LlmThrottleRegistry registry = this.registry.get();
         ThrottledClient client = client(registry, annotation, description);
         ClientSettings settings = client.getSettings();
@@ -199,30 +193,7 @@ final class ThrottledMethods {
             ReflectionUtils.makeAccessible(fallback);
         }
         return new ThrottledMethod(description, method, router, annotation.priority(), tenant, maxWait, fallback,
-                takesThrowable);
-    }
-
-    private static void checkReturnType(Method method, String description) {
-        Class<?> returnType = method.getReturnType();
-        boolean async = Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
-                || isAsyncType(returnType);
-        if (async) {
-            throw invalid(description,
-                    "@Throttled methods cannot return " + returnType.getSimpleName()
-                            + ": the calls would run on another thread, after the method returned, outside its routing "
-                            + "and ThrottleContext",
-                    "Return the result itself and run the method asynchronously from the caller (for example "
-                            + "on a virtual thread), so that the throttled calls happen inside it.");
-        }
-    }
-
-    private static boolean isAsyncType(Class<?> type) {
-        for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-            if (ASYNC_TYPES.contains(candidate.getName())) {
-                return true;
-            }
-        }
-        return ASYNC_TYPES.contains(type.getName());
+                takesThrowable, async);
     }
 
     private static ThrottledClient client(LlmThrottleRegistry registry, Throttled annotation, String description) {

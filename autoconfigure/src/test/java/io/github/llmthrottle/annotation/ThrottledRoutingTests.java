@@ -73,13 +73,20 @@ class ThrottledRoutingTests {
     void start() {
         this.clock = new FakeClock(START).advancingWaits();
         this.simulator = LlmSimulator.builder().noLatency().clock(this.clock).start();
-        this.runner = new ApplicationContextRunner()
+        this.runner = runner(this.simulator, this.clock).withUserConfiguration(AnswersConfiguration.class);
+    }
+
+    /**
+     * An application with one client, {@code anthropic}, on the simulator: opus falls
+     * back to sonnet, and calls are retried twice without real delays.
+     */
+    static ApplicationContextRunner runner(LlmSimulator simulator, FakeClock clock) {
+        return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
                     RestClientAutoConfiguration.class, LlmThrottleAutoConfiguration.class))
-            .withUserConfiguration(AnswersConfiguration.class)
-            .withBean(TimeSource.class, () -> this.clock)
+            .withBean(TimeSource.class, () -> clock)
             .withPropertyValues("llm.throttle.clients.anthropic.provider=anthropic",
-                    "llm.throttle.clients.anthropic.base-url=" + this.simulator.baseUrl(),
+                    "llm.throttle.clients.anthropic.base-url=" + simulator.baseUrl(),
                     "llm.throttle.clients.anthropic.api-key=test-key",
                     "llm.throttle.clients.anthropic.default-model=" + OPUS,
                     "llm.throttle.clients.anthropic.models." + OPUS + ".fallback=" + SONNET,

@@ -1,16 +1,23 @@
 package io.github.llmthrottle.annotation;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.SubmissionPublisher;
 import java.util.stream.Stream;
 
 import io.github.llmthrottle.InvalidThrottleConfigurationException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.Throttled;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
+import kotlin.coroutines.Continuation;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.ParallelFlux;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -58,7 +65,21 @@ class ThrottledStartupFailureTests {
                 arguments(PrivateMethod.class, "answer(String)", "private method"),
                 arguments(StaticMethod.class, "answer(String)", "static method"),
                 arguments(FinalClass.class, "answer(String)", "final class"),
-                arguments(FutureReturn.class, "answer(String)", "cannot return CompletableFuture"));
+                arguments(FutureReturn.class, "answer(String)",
+                        "cannot route a method that returns java.util.concurrent.Future"),
+                arguments(FutureSubclassReturn.class, "answer(String)",
+                        "returns " + AnswerFuture.class.getName() + ": only CompletableFuture and CompletionStage"),
+                arguments(UnregisteredPublisherReturn.class, "answer(String)",
+                        "returns reactor.core.publisher.ParallelFlux, a subtype of org.reactivestreams.Publisher"),
+                arguments(PublisherSubtypeReturn.class, "answer(String)",
+                        "returns java.util.concurrent.SubmissionPublisher"),
+                arguments(SuspendFunction.class, "answer(String, Continuation)", "is a Kotlin suspend function"),
+                arguments(MonoWithBlockingFallback.class, "answer(String)",
+                        "fallbackMethod cached(String) returns java.lang.String but the method returns "
+                                + "reactor.core.publisher.Mono<java.lang.String>"),
+                arguments(MonoWithFutureFallback.class, "answer(String)",
+                        "returns java.util.concurrent.CompletableFuture<java.lang.String> but the method returns "
+                                + "reactor.core.publisher.Mono<java.lang.String>"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -375,7 +396,73 @@ class ThrottledStartupFailureTests {
     static class FutureReturn {
 
         @Throttled
-        public CompletableFuture<String> answer(String text) {
+        public Future<String> answer(String text) {
+            return CompletableFuture.completedFuture(text);
+        }
+
+    }
+
+    static class FutureSubclassReturn {
+
+        @Throttled
+        public AnswerFuture answer(String text) {
+            return new AnswerFuture();
+        }
+
+    }
+
+    static class AnswerFuture extends CompletableFuture<String> {
+
+    }
+
+    static class UnregisteredPublisherReturn {
+
+        @Throttled
+        public ParallelFlux<String> answer(String text) {
+            return Flux.just(text).parallel();
+        }
+
+    }
+
+    static class PublisherSubtypeReturn {
+
+        @Throttled
+        public SubmissionPublisher<String> answer(String text) {
+            return new SubmissionPublisher<>();
+        }
+
+    }
+
+    static class SuspendFunction {
+
+        @Throttled
+        public @Nullable Object answer(String text, Continuation<? super String> continuation) {
+            return text;
+        }
+
+    }
+
+    static class MonoWithBlockingFallback {
+
+        @Throttled(fallbackMethod = "cached")
+        public Mono<String> answer(String text) {
+            return Mono.just(text);
+        }
+
+        String cached(String text) {
+            return text;
+        }
+
+    }
+
+    static class MonoWithFutureFallback {
+
+        @Throttled(fallbackMethod = "cached")
+        public Mono<String> answer(String text) {
+            return Mono.just(text);
+        }
+
+        CompletableFuture<String> cached(String text, Throwable cause) {
             return CompletableFuture.completedFuture(text);
         }
 

@@ -59,6 +59,10 @@ import org.jspecify.annotations.Nullable;
  * one, the last exception is rethrown as it was thrown (the synthetic rejection when the
  * last candidate was skipped).
  * <p>
+ * {@link #route} runs the whole invocation in one loop; {@link #start} hands out the same
+ * steps one at a time ({@link Route}) for an invocation that returns before its calls are
+ * made.
+ * <p>
  * Immutable and thread-safe; one router serves every invocation of one annotated method.
  */
 public final class ModelRouter {
@@ -135,57 +139,37 @@ public final class ModelRouter {
      */
     public <T> T route(Priority priority, @Nullable String tenant, @Nullable Duration maxWait, Invocation<T> invocation,
             @Nullable Recovery<T> recovery) throws Throwable {
-        Duration admissionWait = (maxWait != null) ? maxWait : this.defaultMaxWait;
-        LlmThrottleException failure = null;
-        Throwable thrown = null;
-        ContextWindowExceededException tooLarge = null;
-        List<RouteCandidate> candidates = byBudget(ordered(this.order.order(this.candidates)), tenant);
-        for (int attempt = 0; attempt < candidates.size(); attempt++) {
-            RouteCandidate candidate = candidates.get(attempt);
-            String client = clientOf(candidate);
-            LlmThrottleException refusal = refusal(candidate, priority, tenant, admissionWait, tooLarge);
-            if (refusal != null) {
-                candidate.rejected(refusal);
-                failure = refusal;
-                thrown = refusal;
+        Route route = start(priority, tenant, maxWait);
+        for (ThrottleContext context = route.next(); context != null; context = route.next()) {
+            try {
+                return invocation.proceed(context);
             }
-            else {
-                ThrottleContext context = new ThrottleContext(client, candidate.model(), priority, tenant, attempt,
-                        maxWait);
-                try {
-                    return invocation.proceed(context);
-                }
-                catch (Throwable ex) {
-                    LlmThrottleException throttling = throttlingFailure(ex, client);
-                    if (throttling == null) {
-                        throttling = refusedFailure(ex, client, candidate.model());
-                    }
-                    if (throttling == null) {
-                        throw ex;
-                    }
-                    if (throttling instanceof ContextWindowExceededException exceeded) {
-                        tooLarge = exceeded;
-                    }
-                    failure = throttling;
-                    thrown = ex;
+            catch (Throwable ex) {
+                if (!route.failed(ex)) {
+                    throw ex;
                 }
             }
-            if (attempt + 1 < candidates.size()) {
-                RouteCandidate next = candidates.get(attempt + 1);
-                String to = clientOf(next).equals(client) ? next.model()
-                        : clientOf(next) + ModelReference.SEPARATOR + next.model();
-                candidate.routedAway(to, failure);
-            }
-        }
-        if (failure == null || thrown == null) {
-            // the constructor refuses an empty list, and every candidate sets both or
-            // ends the loop
-            throw new IllegalStateException("No candidate of " + this.candidates + " was tried");
         }
         if (recovery != null) {
-            return recovery.recover(failure);
+            return recovery.recover(route.failure());
         }
-        throw thrown;
+        throw route.thrown();
+    }
+
+    /**
+     * Starts routing one invocation whose candidates are invoked one step at a time, for
+     * a caller that cannot wait in {@link #route}: an invocation that returns before its
+     * calls are made (a {@code CompletableFuture}, a reactive publisher) tries the next
+     * candidate when what it returned failed.
+     * @param priority the priority of the invocation's calls
+     * @param tenant the tenant of the invocation's calls, or {@code null}
+     * @param maxWait the invocation's max-wait, or {@code null} for the default
+     * @return the invocation's route, positioned before its first candidate
+     */
+    public Route start(Priority priority, @Nullable String tenant, @Nullable Duration maxWait) {
+        Duration admissionWait = (maxWait != null) ? maxWait : this.defaultMaxWait;
+        List<RouteCandidate> candidates = byBudget(ordered(this.order.order(this.candidates)), tenant);
+        return new Route(this, candidates, priority, tenant, maxWait, admissionWait);
     }
 
     /**
@@ -216,13 +200,13 @@ public final class ModelRouter {
         return ordered;
     }
 
-    private String clientOf(RouteCandidate candidate) {
+    String clientOf(RouteCandidate candidate) {
         String client = candidate.client();
         return (client != null) ? client : this.client;
     }
 
-    private @Nullable LlmThrottleException refusal(RouteCandidate candidate, Priority priority, @Nullable String tenant,
-            Duration maxWait, @Nullable ContextWindowExceededException tooLarge) {
+    @Nullable LlmThrottleException refusal(RouteCandidate candidate, Priority priority, @Nullable String tenant, Duration maxWait,
+            @Nullable ContextWindowExceededException tooLarge) {
         String client = clientOf(candidate);
         Long window = candidate.contextWindow();
         if (tooLarge != null && window != null && window < tooLarge.getRequiredTokens()) {
@@ -246,7 +230,7 @@ public final class ModelRouter {
      * @return the refusal as a failure, or {@code null} when {@code ex} carries none of
      * the kinds of {@link #withFallbackOn(Set)}
      */
-    private @Nullable LlmThrottleException refusedFailure(Throwable ex, String client, String model) {
+    @Nullable LlmThrottleException refusedFailure(Throwable ex, String client, String model) {
         if (this.fallbackOn.isEmpty() || !(ex instanceof Exception)) {
             return null;
         }

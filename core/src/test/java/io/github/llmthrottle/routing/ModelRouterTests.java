@@ -78,6 +78,49 @@ class ModelRouterTests {
     }
 
     @Test
+    void stepsTakeTheRouteOneCandidateAtATime() {
+        Route route = this.router.start(Priority.REALTIME, "acme", null);
+        ThrottleContext first = route.next();
+        assertThat(first).isNotNull();
+        assertThat(first.getModel()).isEqualTo("opus");
+        assertThat(first.getTenant()).isEqualTo("acme");
+        assertThat(route.failed(new QueueFullException("anthropic", "opus", 10, null))).isTrue();
+        assertThat(this.opus.routedTo).containsExactly("sonnet");
+        ThrottleContext second = route.next();
+        assertThat(second).isNotNull();
+        assertThat(second.getModel()).isEqualTo("sonnet");
+        assertThat(second.getAttempt()).isEqualTo(1);
+        QueueFullException last = new QueueFullException("anthropic", "sonnet", 10, null);
+        assertThat(route.failed(last)).isTrue();
+        assertThat(route.next()).isNull();
+        assertThat(route.failure()).isSameAs(last);
+        assertThat(route.thrown()).isSameAs(last);
+        assertThat(ThrottleContext.current()).isNull();
+    }
+
+    @Test
+    void aStepSkipsACandidateThatCouldNotAdmitTheCall() {
+        this.opus.wait = null;
+        Route route = this.router.start(Priority.NORMAL, null, Duration.ofSeconds(1));
+        ThrottleContext context = route.next();
+        assertThat(context).isNotNull();
+        assertThat(context.getModel()).isEqualTo("sonnet");
+        assertThat(this.opus.rejections).singleElement().isInstanceOf(AdmissionTimeoutException.class);
+        assertThat(this.opus.routedTo).containsExactly("sonnet");
+    }
+
+    @Test
+    void aStepDoesNotMoveOnAfterAFailureThatIsNotThrottling() {
+        Route route = this.router.start(Priority.NORMAL, null, null);
+        assertThat(route.next()).isNotNull();
+        assertThat(route.failed(new UncheckedIOException(new IOException("boom")))).isFalse();
+        assertThat(this.opus.routedTo).isEmpty();
+        assertThatExceptionOfType(IllegalStateException.class)
+            .isThrownBy(() -> route.failed(new QueueFullException("anthropic", "opus", 10, null)));
+        assertThatExceptionOfType(IllegalStateException.class).isThrownBy(route::failure);
+    }
+
+    @Test
     void otherFailuresPropagateAtOnce() {
         UncheckedIOException failure = new UncheckedIOException(new IOException("boom"));
         assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> route((ex) -> "recovered", (context) -> {
