@@ -46,7 +46,8 @@ class ThrottleMetricsPrometheusTests {
             assertThat(value(lines, "llm_queue_wait_seconds_count", opus, "priority", "normal")).isEqualTo(4);
             assertThat(value(lines, "llm_queue_wait_seconds", opus, "priority", "normal", "quantile", "0.99"))
                 .isBetween(0.5, 1.5);
-            assertThat(value(lines, "llm_queue_wait_slo_seconds_bucket", opus, "priority", "normal", "le", "0.1"))
+            // three admissions at once, however busy the machine; the retry about 1 s
+            assertThat(value(lines, "llm_queue_wait_slo_seconds_bucket", opus, "priority", "normal", "le", "0.5"))
                 .isEqualTo(3);
             assertThat(value(lines, "llm_queue_wait_slo_seconds_bucket", opus, "priority", "normal", "le", "5.0"))
                 .isEqualTo(4);

@@ -134,6 +134,20 @@ class SpringAiThrottledRoutingTests {
     }
 
     @Test
+    void streamReturnedUnsubscribedIsRoutedToTheFallbackWhenItFailsBeforeItsFirstChunk() {
+        this.simulator.outage(OPUS, Duration.ofMinutes(10));
+        this.runner.run((context) -> {
+            List<String> chunks = context.getBean(Answers.class)
+                .streamLater("Hello")
+                .collectList()
+                .subscribeOn(Schedulers.boundedElastic())
+                .block(Duration.ofSeconds(30));
+            assertThat(chunks).isNotEmpty();
+            assertThat(this.simulator.stats(SONNET).successes()).isEqualTo(1);
+        });
+    }
+
+    @Test
     void overloadedPreferredModelRoutesTheChatClientStreamToItsFallback() {
         this.simulator.outage(OPUS, Duration.ofMinutes(10));
         this.runner.run((context) -> {
