@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.limit.ModelLimiter;
@@ -20,7 +21,9 @@ import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.Settlement;
 import io.github.llmthrottle.store.SharedBucketStore;
 import io.github.llmthrottle.store.TokenBucket;
+import io.github.llmthrottle.store.WaitingDemand;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
+import io.github.llmthrottle.store.redis.RedisBucketScript.Priorities;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
 import io.github.llmthrottle.time.Nanos;
@@ -77,6 +80,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
 
+    private static final AtomicInteger STORES = new AtomicInteger();
+
     private final String keyPrefix;
 
     private final OnFailure onFailure;
@@ -87,6 +92,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     /** Who pauses a model, as the other instances see it: {@code pid@host}. */
     private final String instanceId = ProcessHandle.current().pid() + "@" + hostName();
+
+    /** Who reports demand per priority: each store is one (two in a JVM are two). */
+    private final String demandId = this.instanceId + "/" + STORES.incrementAndGet();
 
     /** The time of the shared buckets, {@code null} for the Redis server's. */
     private final @Nullable Clock serverClock;
@@ -177,6 +185,12 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     @Override
     public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, Runnable givenBack)
             throws InterruptedException {
+        return take(handles, costs, modelBuckets, null, givenBack);
+    }
+
+    @Override
+    public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, @Nullable WaitingDemand waiting,
+            Runnable givenBack) throws InterruptedException {
         RedisBucket[] buckets = handles.stream().map(RedisBucket.class::cast).toArray(RedisBucket[]::new);
         if (Thread.interrupted()) {
             throw new InterruptedException("Interrupted before taking buckets from Redis");
@@ -188,8 +202,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         Throwable cause = null;
         if (connection != null) {
             long now = nowMicros();
+            String demandKey = modelKey(buckets[0].key, ":demand");
+            Priorities priorities = (waiting != null && demandKey != null)
+                    ? new Priorities(demandKey, this.demandId, waiting) : null;
             CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
-                    modelBuckets, buckets, costs, pauseKey(buckets[0].key));
+                    modelBuckets, buckets, costs, modelKey(buckets[0].key, ":pause"), priorities);
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
@@ -266,13 +283,14 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     /**
-     * The key of the model's shared pause, in the slot of its buckets: the hash tag a
-     * bucket key starts with ({@code BucketKeys}), {@code null} for a key without one.
+     * A key of the model's, its shared pause or its demand per priority, in the slot of
+     * its buckets: the hash tag a bucket key starts with ({@code BucketKeys}) and the
+     * suffix, {@code null} for a key without one.
      */
-    private @Nullable String pauseKey(String bucketKey) {
+    private @Nullable String modelKey(String bucketKey, String suffix) {
         int end = bucketKey.indexOf('}');
-        return (bucketKey.startsWith("{") && end > 0)
-                ? this.keyPrefix + ":" + bucketKey.substring(0, end + 1) + ":pause" : null;
+        return (bucketKey.startsWith("{") && end > 0) ? this.keyPrefix + ":" + bucketKey.substring(0, end + 1) + suffix
+                : null;
     }
 
     private @Nullable Long serverNow() {
@@ -293,7 +311,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                 }
                 long now = nowMicros();
                 RedisBucketScript
-                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null)
+                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null, null)
                     .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
                     .whenComplete((reply, failure) -> {
                         if (failure != null) {
