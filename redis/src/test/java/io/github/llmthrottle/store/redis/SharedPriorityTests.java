@@ -1,0 +1,161 @@
+package io.github.llmthrottle.store.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.llmthrottle.AdmissionTimeoutException;
+import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.limit.ClientLimits;
+import io.github.llmthrottle.limit.LimiterOptions;
+import io.github.llmthrottle.limit.LimiterRegistry;
+import io.github.llmthrottle.limit.ModelLimiter;
+import io.github.llmthrottle.limit.ModelLimits;
+import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.limit.TestRedis;
+import io.github.llmthrottle.time.FakeClock;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Priority across instances through {@link RedisBucketStore}: two limiter registries,
+ * each with its own store and client, stand for two instances sharing a limit of 60
+ * requests a minute (one a second); a fake clock stands in for the server's time and the
+ * instances'. Calls without a thread ({@code acquireAsync}) take their buckets in tasks
+ * that the clock runs as the test moves it, so every take happens at a known time.
+ */
+class SharedPriorityTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00Z"));
+
+    private final String prefix = "llm-throttle-test-" + UUID.randomUUID();
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    private final List<RedisClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void deleteKeysAndClose() throws Exception {
+        for (AutoCloseable closeable : this.closeables) {
+            closeable.close();
+        }
+        TestRedis.deleteKeys(this.prefix);
+        this.clients.forEach(RedisClient::shutdown);
+    }
+
+    @Test
+    void realtimeWaitingOnOneInstanceIsAdmittedBeforeBatchWaitingOnAnother() throws InterruptedException {
+        ModelLimiter batch = limiter();
+        ModelLimiter realtime = limiter();
+        drain(batch);
+        CompletableFuture<Permit> batchCall = batch.acquireAsync(request(Priority.BATCH, WAIT));
+        this.clock.advance(Duration.ZERO);
+        CompletableFuture<Permit> realtimeCall = realtime.acquireAsync(request(Priority.REALTIME, WAIT));
+        this.clock.advance(Duration.ZERO);
+        assertThat(batchCall).isNotDone();
+        assertThat(realtimeCall).isNotDone();
+        // one request back in the bucket: the BATCH call asks first (it waited longer)
+        // but leaves it to the REALTIME call the other instance reported
+        this.clock.advance(Duration.ofSeconds(1));
+        assertThat(realtimeCall).isCompleted();
+        assertThat(batchCall).isNotDone();
+        realtimeCall.join().release(Permit.Outcome.IGNORED);
+        // no more REALTIME demand: the BATCH call goes once what the REALTIME instance
+        // took lately has faded from the reserve
+        this.clock.advance(Duration.ofSeconds(3));
+        assertThat(batchCall).isCompleted();
+        batchCall.join().release(Permit.Outcome.IGNORED);
+    }
+
+    @Test
+    void batchGoesAsSoonAsTheBucketHoldsItWhenNoHigherDemandIsReported() throws InterruptedException {
+        ModelLimiter batch = limiter();
+        limiter();
+        drain(batch);
+        CompletableFuture<Permit> batchCall = batch.acquireAsync(request(Priority.BATCH, WAIT));
+        this.clock.advance(Duration.ofMillis(999));
+        assertThat(batchCall).isNotDone();
+        this.clock.advance(Duration.ofMillis(1));
+        assertThat(batchCall).isCompleted();
+        batchCall.join().release(Permit.Outcome.IGNORED);
+    }
+
+    @Test
+    void demandReportedByCallsThatLeftExpires() throws InterruptedException {
+        ModelLimiter batch = limiter();
+        ModelLimiter realtime = limiter();
+        drain(batch);
+        // five REALTIME calls wait half a second and give up: the first one's take
+        // reported the five of them, and nobody reports again
+        List<CompletableFuture<Permit>> realtimeCalls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            realtimeCalls.add(realtime.acquireAsync(request(Priority.REALTIME, Duration.ofMillis(500))));
+        }
+        CompletableFuture<Permit> batchCall = batch.acquireAsync(request(Priority.BATCH, WAIT));
+        this.clock.advance(Duration.ofMillis(500));
+        assertThat(realtimeCalls).allSatisfy((call) -> assertThat(call).isCompletedExceptionally());
+        // the bucket holds 2 requests after 2 s, well short of 1 + 5: still held back
+        this.clock.advance(Duration.ofMillis(2_400));
+        assertThat(batchCall).isNotDone();
+        // 3 s after the report it has expired: the BATCH call goes, 3 s before the
+        // bucket would hold the whole reserve
+        this.clock.advance(Duration.ofMillis(1_100));
+        assertThat(batchCall).isCompleted();
+        batchCall.join().release(Permit.Outcome.IGNORED);
+    }
+
+    /** Takes every request the shared bucket holds, as BATCH calls of {@code limiter}. */
+    private void drain(ModelLimiter limiter) throws InterruptedException {
+        int taken = 0;
+        while (admitted(limiter)) {
+            taken++;
+            assertThat(taken).as("requests taken").isLessThanOrEqualTo(60);
+        }
+    }
+
+    private static boolean admitted(ModelLimiter limiter) throws InterruptedException {
+        try {
+            limiter.acquire(request(Priority.BATCH, Duration.ZERO)).release(Permit.Outcome.IGNORED);
+            return true;
+        }
+        catch (AdmissionTimeoutException ex) {
+            return false;
+        }
+    }
+
+    private static AdmissionRequest request(Priority priority, Duration maxWait) {
+        return new AdmissionRequest(priority, null, 0, 0, maxWait);
+    }
+
+    private ModelLimiter limiter() {
+        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
+                Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
+        this.closeables.add(store);
+        LimiterRegistry registry = new LimiterRegistry(
+                Map.of("anthropic", new ClientLimits(null, Map.of("opus", new ModelLimits(60L, null, null, null)))),
+                100, Duration.ZERO, (tenant) -> null, store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
+        return registry.limiter("anthropic", "opus");
+    }
+
+    private RedisClient client() {
+        RedisClient client = RedisClient.create(RedisURI.builder()
+            .withHost(TestRedis.HOST)
+            .withPort(TestRedis.port())
+            .withTimeout(Duration.ofSeconds(2))
+            .build());
+        this.clients.add(client);
+        return client;
+    }
+
+}
