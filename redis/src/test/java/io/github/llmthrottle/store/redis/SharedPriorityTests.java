@@ -1,26 +1,16 @@
 package io.github.llmthrottle.store.redis;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.limit.AdmissionRequest;
-import io.github.llmthrottle.limit.ClientLimits;
-import io.github.llmthrottle.limit.LimiterOptions;
-import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.limit.TestRedis;
 import io.github.llmthrottle.time.FakeClock;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,21 +27,13 @@ class SharedPriorityTests {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FleetOnRedis fleet = new FleetOnRedis();
 
-    private final String prefix = "llm-throttle-test-" + UUID.randomUUID();
-
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    private final List<RedisClient> clients = new ArrayList<>();
+    private final FakeClock clock = this.fleet.clock;
 
     @AfterEach
-    void deleteKeysAndClose() throws Exception {
-        for (AutoCloseable closeable : this.closeables) {
-            closeable.close();
-        }
-        TestRedis.deleteKeys(this.prefix);
-        this.clients.forEach(RedisClient::shutdown);
+    void close() throws Exception {
+        this.fleet.close();
     }
 
     @Test
@@ -139,23 +121,7 @@ class SharedPriorityTests {
     }
 
     private ModelLimiter limiter() {
-        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
-                Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
-        this.closeables.add(store);
-        LimiterRegistry registry = new LimiterRegistry(
-                Map.of("anthropic", new ClientLimits(null, Map.of("opus", new ModelLimits(60L, null, null, null)))),
-                100, Duration.ZERO, (tenant) -> null, store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
-        return registry.limiter("anthropic", "opus");
-    }
-
-    private RedisClient client() {
-        RedisClient client = RedisClient.create(RedisURI.builder()
-            .withHost(TestRedis.HOST)
-            .withPort(TestRedis.port())
-            .withTimeout(Duration.ofSeconds(2))
-            .build());
-        this.clients.add(client);
-        return client;
+        return this.fleet.limiter(60L);
     }
 
 }
