@@ -54,7 +54,9 @@ import org.jspecify.annotations.Nullable;
  * back asks again when the store said its buckets would hold enough (at most
  * {@link #SHARED_RECHECK_NANOS} later, as other instances may give back sooner), or as
  * soon as this instance gave tokens back ({@link #bucketsChanged()}), including while its
- * take was out: an answer sent before a give-back was applied does not hold it back.
+ * take was out: an answer sent before a give-back was applied does not hold it back. Each
+ * take carries the taker's priority and what calls of higher priorities wait behind it
+ * ({@link FleetPriority}), so that the store keeps a reserve for them across instances.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.

@@ -67,6 +67,19 @@ import org.jspecify.annotations.Nullable;
  * it; after it, takes across the fleet go one per spacing (each moves {@code next}),
  * until a whole spacing passes without one (the pile-up has drained) and the key is
  * deleted.
+ * <p>
+ * Priority holds across the fleet through the model's demand hash (in its buckets' slot),
+ * which a take with a priority ({@code ARGV[5]}: 1 {@code REALTIME}, 2 {@code NORMAL}, 3
+ * {@code BATCH}; 0 for none) passes as the key before the pause key, with its instance's
+ * id ({@code ARGV[7]}) and, after the buckets' arguments, what waits on that instance as
+ * {@code REALTIME} and as {@code NORMAL} for each model bucket. One field per instance,
+ * priority and bucket holds the time of its report, what waits, and what the instance
+ * took lately at that priority (decaying with a time constant of 1 s); a field expires 3
+ * s after its report. The take needs of each model bucket its amount plus the reserve:
+ * what the other instances' fields of higher priorities hold (capped at the capacity less
+ * the amount, so that a full bucket always lets a call go); then it writes its own fields
+ * (what waits, plus its amount if not taken; its amount added to what it took lately if
+ * taken).
  * <ul>
  * <li>{@code take}: takes the amount of every bucket if each holds it, otherwise nothing,
  * and answers how long the model's and the tenant's buckets need to hold it
