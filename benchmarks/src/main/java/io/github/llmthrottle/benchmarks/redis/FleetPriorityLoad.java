@@ -61,8 +61,9 @@ public final class FleetPriorityLoad {
     }
 
     public static void main(String[] args) throws Exception {
-        Settings settings = new Settings(intOption(args, "--redis-port", 6379),
-                Unshared.intOption(args, "--rpm", 1_200), Duration.ofSeconds(intOption(args, "--seconds", 20)));
+        Settings settings = new Settings(Unshared.intOption(args, "--redis-port", 6379),
+                Unshared.intOption(args, "--rpm", 1_200),
+                Duration.ofSeconds(Unshared.intOption(args, "--seconds", 20)));
         System.out.println(run(settings).report());
     }
 
