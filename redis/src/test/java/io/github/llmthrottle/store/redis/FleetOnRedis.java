@@ -37,14 +37,20 @@ final class FleetOnRedis implements AutoCloseable {
      * One more instance, limited to {@code requestsPerMinute}, rejecting without Redis.
      */
     ModelLimiter limiter(long requestsPerMinute) {
-        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
-                Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
-        this.closeables.add(store);
+        RedisBucketStore store = store();
         LimiterRegistry registry = new LimiterRegistry(
                 Map.of("anthropic",
                         new ClientLimits(null, Map.of("opus", new ModelLimits(requestsPerMinute, null, null, null)))),
                 100, Duration.ZERO, (tenant) -> null, store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
         return registry.limiter("anthropic", "opus");
+    }
+
+    /** The store of one more instance, rejecting without Redis. */
+    RedisBucketStore store() {
+        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
+                Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
+        this.closeables.add(store);
+        return store;
     }
 
     RedisClient client() {

@@ -10,6 +10,7 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.Permit;
+import io.github.llmthrottle.store.WaitingDemand;
 import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -95,6 +96,29 @@ class SharedPriorityTests {
         this.clock.advance(Duration.ofMillis(1_100));
         assertThat(batchCall).isCompleted();
         batchCall.join().release(Permit.Outcome.IGNORED);
+    }
+
+    @Test
+    void aReserveAboveWhatTheBucketCanHoldWaitsOnlyForAFullBucket() throws InterruptedException {
+        RedisBucketStore realtime = this.fleet.store();
+        RedisBucketStore other = this.fleet.store();
+        // a REALTIME call takes one request and reports 1,000 more waiting: far more than
+        // the 60 the bucket can hold
+        assertThat(take(realtime, Priority.REALTIME, 1_000)).isTrue();
+        assertThat(take(other, Priority.BATCH, 0)).as("59 held, the reserve held at 59").isFalse();
+        assertThat(take(other, Priority.NORMAL, 0)).isFalse();
+        assertThat(take(other, Priority.REALTIME, 0)).as("no reserve for REALTIME").isTrue();
+        this.clock.advance(Duration.ofSeconds(2));
+        assertThat(take(other, Priority.BATCH, 0)).as("a full bucket lets a call through").isTrue();
+        assertThat(take(other, Priority.BATCH, 0)).isFalse();
+    }
+
+    private static boolean take(RedisBucketStore store, Priority priority, long realtimeWaiting)
+            throws InterruptedException {
+        return store.take(List.of(store.bucket("{anthropic:opus}:requests", 60)), new long[] { 1 }, 1,
+                new WaitingDemand(priority, new long[] { realtimeWaiting }, new long[1]), () -> {
+                })
+            .taken();
     }
 
     /** Takes every request the shared bucket holds, as BATCH calls of {@code limiter}. */
