@@ -18,6 +18,7 @@ import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.Settlement;
 import io.github.llmthrottle.store.SharedBucketStore;
 import io.github.llmthrottle.store.TokenBucket;
+import io.github.llmthrottle.store.WaitingDemand;
 import io.github.llmthrottle.time.Nanos;
 import org.jspecify.annotations.Nullable;
 
@@ -54,7 +55,9 @@ import org.jspecify.annotations.Nullable;
  * back asks again when the store said its buckets would hold enough (at most
  * {@link #SHARED_RECHECK_NANOS} later, as other instances may give back sooner), or as
  * soon as this instance gave tokens back ({@link #bucketsChanged()}), including while its
- * take was out: an answer sent before a give-back was applied does not hold it back.
+ * take was out: an answer sent before a give-back was applied does not hold it back. Each
+ * take carries the taker's priority and what calls of higher priorities wait behind it
+ * ({@link FleetPriority}), so that the store keeps a reserve for them across instances.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
@@ -109,11 +112,13 @@ final class AdmissionGate {
      * model, or only its tenant).
      * @param waiter the call
      * @param now the time now, in nanoseconds of the limiter's clock
+     * @param queue the queue it waits in (what waits behind a taker is reported to a
+     * shared store)
      * @return for a call held back, when time alone may let it go ({@link Long#MAX_VALUE}
      * if only a change of state can); {@link Long#MAX_VALUE} for a call admitted or
      * failed
      */
-    long examine(Waiter waiter, long now) {
+    long examine(Waiter waiter, long now, AdmissionQueue queue) {
         if (waiter.taking != null) {
             // Its own thread is taking its buckets: the answer decides.
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
@@ -137,7 +142,7 @@ final class AdmissionGate {
             return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
         }
         if (this.shared != null) {
-            return examineShared(waiter, now);
+            return examineShared(waiter, now, queue);
         }
         long modelWait = this.buckets.nanosToWait(request.inputTokens(), request.outputTokens());
         if (modelWait > 0) {
@@ -195,7 +200,7 @@ final class AdmissionGate {
      * The shared store's part of {@link #examine}: makes the call the taker if nobody is
      * taking and the store's last answer does not hold it back.
      */
-    private long examineShared(Waiter waiter, long now) {
+    private long examineShared(Waiter waiter, long now, AdmissionQueue queue) {
         if (this.taker != null) {
             // One take at a time, in queue order: nobody behind it goes before its
             // answer.
@@ -205,7 +210,7 @@ final class AdmissionGate {
             waiter.beyondDeadline = waiter.retryBeyondDeadline;
             return holdBack(waiter, waiter.retryBlocker, waiter.retryAt);
         }
-        Demand demand = demand(waiter);
+        Demand demand = demand(waiter, queue, now);
         if (demand.buckets().isEmpty()) {
             // No limit in any dimension: nothing to take from the store, but a pause it
             // shares (as last read, in the background) holds all the same.
@@ -226,7 +231,7 @@ final class AdmissionGate {
         return holdBack(waiter, Blocker.MODEL, Long.MAX_VALUE);
     }
 
-    private Demand demand(Waiter waiter) {
+    private Demand demand(Waiter waiter, AdmissionQueue queue, long now) {
         AdmissionRequest request = waiter.request;
         List<Dimension> dimensions = new ArrayList<>();
         List<TokenBucket> buckets = new ArrayList<>();
@@ -236,10 +241,11 @@ final class AdmissionGate {
         if (waiter.tenant != null && request.tenant() != null) {
             waiter.tenant.collect(request.inputTokens(), request.outputTokens(), dimensions, buckets, costs);
         }
+        Dimension[] taken = dimensions.toArray(Dimension[]::new);
         // The slot is the taker's while it takes, so that the answer finds it free.
-        return new Demand(buckets, dimensions.toArray(Dimension[]::new),
-                costs.stream().mapToLong(Long::longValue).toArray(), modelBuckets, this.concurrency.admit(),
-                this.generation);
+        return new Demand(buckets, taken, costs.stream().mapToLong(Long::longValue).toArray(), modelBuckets,
+                this.concurrency.admit(), this.generation,
+                FleetPriority.demand(queue, waiter, taken, modelBuckets, now));
     }
 
     /**
@@ -261,7 +267,8 @@ final class AdmissionGate {
         BucketStoreUnavailableException failure = null;
         lock.unlock();
         try {
-            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), this.limiter.gaveBack);
+            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), demand.waiting(),
+                    this.limiter.gaveBack);
         }
         catch (BucketStoreUnavailableException ex) {
             failure = ex;
@@ -417,9 +424,11 @@ final class AdmissionGate {
      * @param inFlight the calls in flight with the taker's slot, itself included
      * @param generation the changes of this instance's buckets counted when the take was
      * sent
+     * @param waiting the taker's priority and the demand of higher priorities waiting
+     * behind it, for the other instances
      */
     record Demand(List<TokenBucket> buckets, Dimension[] dimensions, long[] costs, int modelBuckets, int inFlight,
-            long generation) {
+            long generation, WaitingDemand waiting) {
     }
 
 }

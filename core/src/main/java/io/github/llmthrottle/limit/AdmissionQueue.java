@@ -196,7 +196,7 @@ final class AdmissionQueue implements Iterable<AdmissionQueue.Waiter> {
                 waiter.blockedBy = Blocker.TENANT;
                 continue;
             }
-            long retry = gate.examine(waiter, now);
+            long retry = gate.examine(waiter, now, this);
             if (waiter.blockedBy == Blocker.MODEL && waiter.beyondDeadline && !isOverCapacity()) {
                 // (over capacity, the call just added is refused as the queue is full)
                 gate.failBeyondDeadline(waiter, retry, now);

@@ -33,6 +33,28 @@ public interface SharedBucketStore extends BucketStore {
             throws InterruptedException;
 
     /**
+     * Takes as {@link #take(List, long[], int, Runnable)} does, for a call of the given
+     * priority, and reports what calls of higher priorities wait on this instance: while
+     * the model's buckets are short, a take of a lower priority succeeds only if they
+     * still hold what the higher priorities reported by the other instances need. By
+     * default priorities are not shared.
+     * @param buckets handles of this store: the model's buckets first, then the tenant's
+     * @param costs what the attempt needs of each
+     * @param modelBuckets how many of {@code buckets} are the model's
+     * @param waiting the taker's priority and the demand waiting on this instance
+     * @param givenBack what to do once what a late or abandoned command took has been
+     * given back
+     * @return what was taken, or how long until it could be
+     * @throws InterruptedException if the calling thread is interrupted
+     * @throws BucketStoreUnavailableException if the store cannot answer and is
+     * configured to refuse admissions
+     */
+    default Take take(List<TokenBucket> buckets, long[] costs, int modelBuckets, WaitingDemand waiting,
+            Runnable givenBack) throws InterruptedException {
+        return take(buckets, costs, modelBuckets, givenBack);
+    }
+
+    /**
      * Pauses a model on every instance that shares the store, after a 429 or a
      * retry-after: no {@link #take} of its buckets is granted before the store's time now
      * plus {@code wait} (a later pause in force stays), and the takes after it go one per

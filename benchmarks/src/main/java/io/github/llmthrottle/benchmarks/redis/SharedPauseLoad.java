@@ -18,8 +18,6 @@ import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.store.SharedBucketStore;
-import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.RedisClient;
@@ -51,10 +49,10 @@ public final class SharedPauseLoad {
     }
 
     public static void main(String[] args) throws Exception {
-        int port = intOption(args, "--redis-port", 6391);
-        int threads = intOption(args, "--threads", 4);
-        long warmupMillis = intOption(args, "--warmup", 2) * 1000L;
-        long retryAfterMillis = intOption(args, "--retry-after", 5) * 1000L;
+        int port = Unshared.intOption(args, "--redis-port", 6391);
+        int threads = Unshared.intOption(args, "--threads", 4);
+        long warmupMillis = Unshared.intOption(args, "--warmup", 2) * 1000L;
+        long retryAfterMillis = Unshared.intOption(args, "--retry-after", 5) * 1000L;
         boolean unshared = List.of(args).contains("--unshared");
         String prefix = "llm-throttle-bench-" + UUID.randomUUID();
         List<RedisClient> clients = new ArrayList<>();
@@ -158,31 +156,6 @@ public final class SharedPauseLoad {
                 return;
             }
         }
-    }
-
-    /** The store without its shared pause: each instance pauses only itself. */
-    private record Unshared(SharedBucketStore store) implements SharedBucketStore {
-
-        @Override
-        public TokenBucket bucket(String key, long limitPerMinute) {
-            return this.store.bucket(key, limitPerMinute);
-        }
-
-        @Override
-        public Take take(List<TokenBucket> buckets, long[] costs, int modelBuckets, Runnable givenBack)
-                throws InterruptedException {
-            return this.store.take(buckets, costs, modelBuckets, givenBack);
-        }
-
-    }
-
-    private static int intOption(String[] args, String name, int fallback) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals(name)) {
-                return Integer.parseInt(args[i + 1]);
-            }
-        }
-        return fallback;
     }
 
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import io.github.llmthrottle.limit.BurstCapacity;
 import io.github.llmthrottle.store.BucketKeys;
 import io.github.llmthrottle.store.TokenBucket;
+import io.github.llmthrottle.store.WaitingDemand;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -66,6 +67,19 @@ import org.jspecify.annotations.Nullable;
  * it; after it, takes across the fleet go one per spacing (each moves {@code next}),
  * until a whole spacing passes without one (the pile-up has drained) and the key is
  * deleted.
+ * <p>
+ * Priority holds across the fleet through the model's demand hash (in its buckets' slot),
+ * which a take with a priority ({@code ARGV[5]}: 1 {@code REALTIME}, 2 {@code NORMAL}, 3
+ * {@code BATCH}; 0 for none) passes as the key before the pause key, with its instance's
+ * id ({@code ARGV[7]}) and, after the buckets' arguments, what waits on that instance as
+ * {@code REALTIME} and as {@code NORMAL} for each model bucket. One field per instance,
+ * priority and bucket holds the time of its report, what waits, and what the instance
+ * took lately at that priority (decaying with a time constant of 1 s); a field expires 3
+ * s after its report. The take needs of each model bucket its amount plus the reserve:
+ * what the other instances' fields of higher priorities hold (capped at the capacity less
+ * the amount, so that a full bucket always lets a call go); then it writes its own fields
+ * (what waits, plus its amount if not taken; its amount added to what it took lately if
+ * taken).
  * <ul>
  * <li>{@code take}: takes the amount of every bucket if each holds it, otherwise nothing,
  * and answers how long the model's and the tenant's buckets need to hold it
@@ -100,6 +114,11 @@ final class RedisBucketScript {
             local pauseKey = nil
             if ARGV[4] == '1' then
               pauseKey = KEYS[n]
+              n = n - 1
+            end
+            local demandKey, priority, reserve, own = nil, 0, {}, {}
+            if op == 'take' and tonumber(ARGV[5]) > 0 then
+              demandKey, priority = KEYS[n], tonumber(ARGV[5])
               n = n - 1
             end
             if op == 'pause' then
@@ -154,13 +173,41 @@ final class RedisBucketScript {
               end
               t[i], c[i], v[i], b[i], k[i] = tokens, sc, sv, sb, cap
             end
+            local HOLD, WINDOW, who = 3000000, 1000000, ARGV[7]
+            local function demandAt(value)
+              local stamp, w, r = string.match(value, '^(%S+) (%S+) (%S+)$')
+              stamp, w, r = tonumber(stamp), tonumber(w), tonumber(r)
+              if stamp == nil or w == nil or r == nil or now >= stamp + HOLD then return nil end
+              return w, r * math.exp(-math.max(0, now - stamp) / WINDOW)
+            end
+            if demandKey ~= nil then
+              for i = 1, models do reserve[i] = 0 end
+              local d = redis.call('HGETALL', demandKey)
+              for j = 1, #d, 2 do
+                local q, key, by = string.match(d[j], '^(%d)|(.*)|([^|]*)$')
+                local w, r = demandAt(d[j + 1])
+                if w == nil or q == nil then
+                  redis.call('HDEL', demandKey, d[j])
+                elseif by == who then
+                  own[d[j]] = r
+                elseif tonumber(q) < priority then
+                  for i = 1, models do
+                    if KEYS[i] == key then reserve[i] = reserve[i] + w + r end
+                  end
+                end
+              end
+            end
             local taken, modelWait, tenantWait = 1, 0, 0
             if op == 'take' then
               for i = 1, n do
-                if a[i] > t[i] then
+                local need = a[i]
+                if demandKey ~= nil and i <= models and a[i] > 0 then
+                  need = a[i] + math.max(0, math.min(reserve[i], k[i] - a[i]))
+                end
+                if need > t[i] then
                   taken = 0
                   local wait = -1
-                  if a[i] <= k[i] then wait = math.ceil((a[i] - t[i]) * MINUTE / c[i]) end
+                  if a[i] <= k[i] then wait = math.ceil((need - t[i]) * MINUTE / c[i]) end
                   if i <= models then
                     if modelWait >= 0 and (wait < 0 or wait > modelWait) then modelWait = wait end
                   elseif tenantWait >= 0 and (wait < 0 or wait > tenantWait) then
@@ -185,6 +232,22 @@ final class RedisBucketScript {
               for i = 1, n do
                 if t[i] > a[i] then t[i] = a[i] end
               end
+            end
+            if demandKey ~= nil then
+              local base = 8 + 4 * n
+              for q = 1, 2 do
+                for i = 1, models do
+                  local field = q .. '|' .. KEYS[i] .. '|' .. who
+                  local w, r = tonumber(ARGV[base + 2 * (i - 1) + q - 1]), own[field] or 0
+                  if q == priority and taken == 1 then r = r + a[i] elseif q == priority then w = w + a[i] end
+                  if w > 0 or r >= 0.001 then
+                    redis.call('HSET', demandKey, field, nowText .. ' ' .. w .. ' ' .. string.format('%.6g', r))
+                  elseif own[field] ~= nil then
+                    redis.call('HDEL', demandKey, field)
+                  end
+                end
+              end
+              redis.call('PEXPIRE', demandKey, HOLD / 1000 + 1000)
             end
             local reply = {taken, modelWait, tenantWait, pauseWait}
             for i = 1, n do
@@ -218,13 +281,17 @@ final class RedisBucketScript {
      * @param buckets the buckets
      * @param amounts the amount of each
      * @param pauseKey the model's pause key, in its buckets' slot, {@code null} for none
+     * @param priorities for a take that keeps the reserve of higher priorities and
+     * reports this instance's demand: its priority and what waits here; {@code null} for
+     * none
      * @return the answer, when it comes
      */
     static CompletableFuture<Reply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
             @Nullable Long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts,
-            @Nullable String pauseKey) {
-        String[] keys = new String[buckets.length + ((pauseKey != null) ? 1 : 0)];
-        String[] args = new String[7 + 4 * buckets.length];
+            @Nullable String pauseKey, @Nullable Priorities priorities) {
+        int reported = (priorities != null) ? 2 * modelBuckets : 0;
+        String[] keys = new String[buckets.length + ((pauseKey != null) ? 1 : 0) + ((priorities != null) ? 1 : 0)];
+        String[] args = new String[7 + 4 * buckets.length + reported];
         fill(args, operation, nowMicros, modelBuckets, pauseKey);
         for (int i = 0; i < buckets.length; i++) {
             RedisBucket.Limit limit = buckets[i].limit();
@@ -234,8 +301,17 @@ final class RedisBucketScript {
             args[9 + 4 * i] = Long.toString(buckets[i].burst());
             args[10 + 4 * i] = Long.toString(amounts[i]);
         }
+        if (priorities != null) {
+            keys[buckets.length] = priorities.demandKey();
+            args[4] = Integer.toString(priorities.waiting().priority().ordinal() + 1);
+            args[6] = priorities.instance();
+            for (int i = 0; i < modelBuckets; i++) {
+                args[7 + 4 * buckets.length + 2 * i] = Long.toString(priorities.waiting().realtime()[i]);
+                args[8 + 4 * buckets.length + 2 * i] = Long.toString(priorities.waiting().normal()[i]);
+            }
+        }
         if (pauseKey != null) {
-            keys[buckets.length] = pauseKey;
+            keys[keys.length - 1] = pauseKey;
         }
         return eval(commands, keys, args).thenApply((reply) -> Reply.of(reply, buckets.length));
     }
@@ -311,6 +387,17 @@ final class RedisBucketScript {
         catch (NoSuchAlgorithmException ex) {
             throw new IllegalStateException("No SHA-1 in this JVM", ex);
         }
+    }
+
+    /**
+     * What a take tells the script of priorities: the model's demand hash, this
+     * instance's id in it, the take's priority and the demand waiting on this instance.
+     *
+     * @param demandKey the model's demand hash, in its buckets' slot
+     * @param instance this instance's id, unique across the fleet
+     * @param waiting the take's priority and the demand of higher priorities waiting
+     */
+    record Priorities(String demandKey, String instance, WaitingDemand waiting) {
     }
 
     /** What the script does to the buckets. */

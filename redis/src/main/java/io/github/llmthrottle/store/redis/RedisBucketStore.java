@@ -2,7 +2,6 @@ package io.github.llmthrottle.store.redis;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.limit.ModelLimiter;
@@ -18,10 +18,11 @@ import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.Settlement;
 import io.github.llmthrottle.store.SharedBucketStore;
 import io.github.llmthrottle.store.TokenBucket;
+import io.github.llmthrottle.store.WaitingDemand;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
+import io.github.llmthrottle.store.redis.RedisBucketScript.Priorities;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
-import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -75,6 +76,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
 
+    private static final AtomicInteger STORES = new AtomicInteger();
+
     private final String keyPrefix;
 
     private final OnFailure onFailure;
@@ -82,6 +85,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     private final Duration timeout;
 
     private final TimeSource timeSource;
+
+    /** Who reports demand per priority: each store is one (two in a JVM are two). */
+    private final String demandId;
 
     /** The time of the shared buckets, {@code null} for the Redis server's. */
     private final @Nullable Clock serverClock;
@@ -169,6 +175,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.serverClock = serverClock;
         this.local = new LocalFallback(timeSource);
         this.pauses = new RedisPauses(this, instanceId);
+        this.demandId = this.pauses.instanceId() + "/" + STORES.incrementAndGet();
         this.sender = Executors.newSingleThreadExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "llm-throttle-redis-send");
             thread.setDaemon(true);
@@ -194,6 +201,12 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     @Override
     public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, Runnable givenBack)
             throws InterruptedException {
+        return take(handles, costs, modelBuckets, null, givenBack);
+    }
+
+    @Override
+    public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, @Nullable WaitingDemand waiting,
+            Runnable givenBack) throws InterruptedException {
         RedisBucket[] buckets = handles.stream().map(RedisBucket.class::cast).toArray(RedisBucket[]::new);
         if (Thread.interrupted()) {
             throw new InterruptedException("Interrupted before taking buckets from Redis");
@@ -206,8 +219,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         String pauseKey = this.pauses.keyOfBucket(buckets[0].key);
         if (connection != null) {
             long now = nowMicros();
+            String demandKey = this.pauses.modelKeyOfBucket(buckets[0].key, ":demand");
+            Priorities priorities = (waiting != null && demandKey != null)
+                    ? new Priorities(demandKey, this.demandId, waiting) : null;
             CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
-                    modelBuckets, buckets, costs, pauseKey);
+                    modelBuckets, buckets, costs, pauseKey, priorities);
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
@@ -216,13 +232,13 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             if (reply != null) {
                 observe(buckets, reply, now);
                 if (pauseKey != null) {
-                    this.pauses.learned(pauseKey, this.timeSource.nanoTime(), nanos(reply.pauseWaitMicros()));
+                    this.pauses.learned(pauseKey, this.timeSource.nanoTime(), RedisTime.nanos(reply.pauseWaitMicros()));
                 }
                 if (reply.taken()) {
                     return new Take(new RedisSettlement(connection, buckets), 0, 0);
                 }
-                return new Take(null, nanos(reply.modelWaitMicros()), nanos(reply.tenantWaitMicros()),
-                        nanos(reply.pauseWaitMicros()));
+                return new Take(null, RedisTime.nanos(reply.modelWaitMicros()),
+                        RedisTime.nanos(reply.tenantWaitMicros()), RedisTime.nanos(reply.pauseWaitMicros()));
             }
             cause = answer.failure();
         }
@@ -284,7 +300,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     @Override
     public void pause(String modelKey, Duration wait, Duration spacing) {
-        this.pauses.pause(this.pauses.keyOf(modelKey), micros(wait), micros(spacing));
+        this.pauses.pause(this.pauses.keyOf(modelKey), RedisTime.micros(wait), RedisTime.micros(spacing));
     }
 
     @Override
@@ -300,7 +316,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
     /** The time to run the scripts on, {@code null} for the Redis server's. */
     @Nullable Long serverNow() {
-        return (this.serverClock != null) ? micros(this.serverClock.instant()) : null;
+        return (this.serverClock != null) ? RedisTime.micros(this.serverClock.instant()) : null;
     }
 
     /**
@@ -317,7 +333,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
                 }
                 long now = nowMicros();
                 RedisBucketScript
-                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null)
+                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null, null)
                     .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
                     .whenComplete((reply, failure) -> {
                         if (failure != null) {
@@ -364,13 +380,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         }
     }
 
-    private static long nanos(long micros) {
-        if (micros < 0) {
-            return Long.MAX_VALUE;
-        }
-        return (micros > Long.MAX_VALUE / 1000) ? Long.MAX_VALUE : micros * 1000;
-    }
-
     /**
      * Sends one change of a bucket to Redis if it answers, else to the local bucket (or
      * drops it, rejecting), without waiting.
@@ -386,15 +395,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     long nowMicros() {
-        return micros(this.timeSource.instant());
-    }
-
-    private static long micros(Instant instant) {
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1000;
-    }
-
-    private static long micros(Duration duration) {
-        return duration.isNegative() ? 0 : Nanos.of(duration) / 1000;
+        return RedisTime.micros(this.timeSource.instant());
     }
 
     long nextVersion() {

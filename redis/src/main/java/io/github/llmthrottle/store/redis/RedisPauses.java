@@ -103,8 +103,18 @@ final class RedisPauses {
      * key starts with ({@code BucketKeys}), {@code null} for a key without one.
      */
     @Nullable String keyOfBucket(String bucketKey) {
+        return modelKeyOfBucket(bucketKey, ":pause");
+    }
+
+    /**
+     * A key of the model a bucket key belongs to (its shared pause, its demand per
+     * priority), in the slot of its buckets: the hash tag the key starts with
+     * ({@code BucketKeys}) and the suffix, {@code null} for a key without one.
+     */
+    @Nullable String modelKeyOfBucket(String bucketKey, String suffix) {
         int end = bucketKey.indexOf('}');
-        return (bucketKey.startsWith("{") && end > 0) ? keyOf(bucketKey.substring(0, end + 1)) : null;
+        return (bucketKey.startsWith("{") && end > 0)
+                ? this.store.keyPrefix() + ":" + bucketKey.substring(0, end + 1) + suffix : null;
     }
 
     /** Who pauses a model, as the other instances see it. */

@@ -1,11 +1,8 @@
 package io.github.llmthrottle.store.redis;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,16 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.limit.AdmissionRequest;
-import io.github.llmthrottle.limit.ClientLimits;
-import io.github.llmthrottle.limit.LimiterOptions;
-import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.ModelLimiter;
-import io.github.llmthrottle.limit.ModelLimits;
 import io.github.llmthrottle.limit.Permit;
-import io.github.llmthrottle.limit.TestRedis;
 import io.github.llmthrottle.time.FakeClock;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -41,21 +31,13 @@ class SharedPauseTests {
 
     private static final Duration PATIENCE = Duration.ofSeconds(10);
 
-    private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FleetOnRedis fleet = new FleetOnRedis();
 
-    private final String prefix = "llm-throttle-test-" + UUID.randomUUID();
-
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    private final List<RedisClient> clients = new ArrayList<>();
+    private final FakeClock clock = this.fleet.clock;
 
     @AfterEach
-    void deleteKeysAndClose() throws Exception {
-        for (AutoCloseable closeable : this.closeables) {
-            closeable.close();
-        }
-        TestRedis.deleteKeys(this.prefix);
-        this.clients.forEach(RedisClient::shutdown);
+    void close() throws Exception {
+        this.fleet.close();
     }
 
     @Test
@@ -180,9 +162,9 @@ class SharedPauseTests {
     }
 
     private void awaitPauseInRedis() {
-        try (StatefulRedisConnection<String, String> connection = client().connect()) {
+        try (StatefulRedisConnection<String, String> connection = this.fleet.client().connect()) {
             await().atMost(PATIENCE)
-                .until(() -> connection.sync().exists(this.prefix + ":{anthropic:opus}:pause") == 1);
+                .until(() -> connection.sync().exists(this.fleet.prefix + ":{anthropic:opus}:pause") == 1);
         }
     }
 
@@ -202,24 +184,7 @@ class SharedPauseTests {
     }
 
     private ModelLimiter limiter(@Nullable Long requestsPerMinute) {
-        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
-                Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
-        this.closeables.add(store);
-        LimiterRegistry registry = new LimiterRegistry(
-                Map.of("anthropic",
-                        new ClientLimits(null, Map.of("opus", new ModelLimits(requestsPerMinute, null, null, null)))),
-                100, Duration.ZERO, (tenant) -> null, store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
-        return registry.limiter("anthropic", "opus");
-    }
-
-    private RedisClient client() {
-        RedisClient client = RedisClient.create(RedisURI.builder()
-            .withHost(TestRedis.HOST)
-            .withPort(TestRedis.port())
-            .withTimeout(Duration.ofSeconds(2))
-            .build());
-        this.clients.add(client);
-        return client;
+        return this.fleet.limiter(requestsPerMinute);
     }
 
 }
