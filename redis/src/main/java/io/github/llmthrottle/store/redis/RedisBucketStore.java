@@ -53,9 +53,9 @@ import org.jspecify.annotations.Nullable;
  * answer about its bucket said, refilled since (full before the first): the actuator and
  * the gauges read that, never Redis.
  *
- * <h2>Limits</h2> Each handle sends its limit with a version taken from the clock when it
- * was set here, and Redis replaces an older limit, keeping the tokens: the latest limit
- * set by any instance governs the shared bucket.
+ * <h2>Limits</h2> Each handle sends its limit with a version from the Redis server's time
+ * when it was set here ({@link RedisConnector#serverInstant()}), and Redis replaces an
+ * older limit, keeping the tokens: the latest limit set by any instance governs.
  *
  * <h2>Failures</h2> A command that fails or answers later than the timeout fails only its
  * own call: served from local buckets of the same keys ({@link OnFailure#LOCAL}) or
@@ -234,6 +234,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         return this.timeSource;
     }
 
+    /** The time of the shared buckets, {@code null} for the Redis server's. */
+    @Nullable Clock serverClock() {
+        return this.serverClock;
+    }
+
     /** The longest wait for one Redis command. */
     Duration timeout() {
         return this.timeout;
@@ -374,8 +379,10 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     long nextVersion() {
-        // Wall-clock millis: every instance orders the limits it sets by the same time.
-        long millis = this.timeSource.instant().toEpochMilli();
+        // The server's time as this instance knows it: every instance orders by one
+        // clock.
+        long millis = (this.serverClock != null) ? this.serverClock.millis()
+                : this.redis.serverInstant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
     }
 
