@@ -27,7 +27,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -43,6 +46,7 @@ import static org.awaitility.Awaitility.await;
  * default): every key of one admission and the quota counters of one call in one slot,
  * buckets and quotas shared through the cluster, and a master killed mid-run.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisClusterTests {
 
     @RegisterExtension
@@ -120,6 +124,7 @@ class RedisClusterTests {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE) // last: the master it kills stays down for the class
     void aMasterKilledMidRunLosesNoCall() throws Exception {
         // each instance on a client of its own, as separate applications are
         String modelKey = this.prefix + ":" + BucketKeys.model(FleetLoad.CLIENT, FleetLoad.MODEL) + ":requests";

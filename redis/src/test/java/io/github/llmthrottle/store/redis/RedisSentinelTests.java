@@ -9,7 +9,10 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -22,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Spring Boot builds it for {@code spring.data.redis.sentinel.*}: the master killed
  * mid-run fails over to the replica, and no call is lost.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisSentinelTests {
 
     @RegisterExtension
@@ -39,6 +43,7 @@ class RedisSentinelTests {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE) // last: the master it kills stays down for the class
     void aFailoverMidRunLosesNoCall() throws Exception {
         FleetLoad.assertNoCallLost(this::client, this.prefix, () -> {
             int master = sentinel.masterOf("any");
