@@ -33,13 +33,14 @@ import static org.awaitility.Awaitility.await;
  * watched by one Sentinel ({@link #sentinel()}). Registered as a static
  * {@code @RegisterExtension} field, it starts them before the class's tests and, after
  * them, kills every process it started and deletes the directory. Every wait is bounded.
- * A class whose machine has no {@code redis-server} (or {@code redis-cli}) is skipped,
- * saying so; everything else that goes wrong fails it.
+ * (Public, in the module's test-jar, for the benchmarks' failover run.) A class whose
+ * machine has no {@code redis-server} (or {@code redis-cli}) is skipped, saying so;
+ * everything else that goes wrong fails it.
  */
-final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
+public final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
 
     /** The master name the Sentinel watches. */
-    static final String MASTER_NAME = "mymaster";
+    public static final String MASTER_NAME = "mymaster";
 
     private static final String HOST = "127.0.0.1";
 
@@ -66,12 +67,12 @@ final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Three masters with one replica each. */
-    static LocalRedis cluster() {
+    public static LocalRedis cluster() {
         return new LocalRedis(true);
     }
 
     /** One master, one replica, one Sentinel watching them as {@value #MASTER_NAME}. */
-    static LocalRedis sentinel() {
+    public static LocalRedis sentinel() {
         return new LocalRedis(false);
     }
 
@@ -103,7 +104,7 @@ final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
      * The seed nodes of the cluster, or the Sentinels, as {@code host:port}.
      * @return the addresses
      */
-    List<String> nodes() {
+    public List<String> nodes() {
         List<Integer> ports = this.cluster ? new ArrayList<>(this.servers.keySet()) : this.sentinels;
         return ports.stream().map((port) -> HOST + ":" + port).toList();
     }
@@ -113,7 +114,7 @@ final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
      * @param key a key
      * @return its master's port
      */
-    int masterOf(String key) {
+    public int masterOf(String key) {
         if (!this.cluster) {
             String[] address = cli(this.sentinels.get(0), "SENTINEL", "get-master-addr-by-name", MASTER_NAME)
                 .split("\n");
@@ -142,7 +143,7 @@ final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
      * @param key a key
      * @return its slot
      */
-    int slotOf(String key) {
+    public int slotOf(String key) {
         return Integer.parseInt(cli(anyLive(), "CLUSTER", "KEYSLOT", key).trim());
     }
 
@@ -150,7 +151,7 @@ final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
      * Kills the server on {@code port} at once ({@code SIGKILL}), as a crash would.
      * @param port its port
      */
-    void kill(int port) {
+    public void kill(int port) {
         Process process = this.servers.get(port);
         if (process == null) {
             throw new IllegalArgumentException("No server of this test on port " + port);
@@ -169,7 +170,7 @@ final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
      * @param key a key the killed master served
      * @param port the killed master's port
      */
-    void awaitFailover(String key, int port) {
+    public void awaitFailover(String key, int port) {
         waitFor("a replica to take over from the master on port " + port, () -> {
             try {
                 return masterOf(key) != port && (!this.cluster || clusterOk(anyLive()));
