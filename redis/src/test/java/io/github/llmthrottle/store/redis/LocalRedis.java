@@ -81,6 +81,10 @@ public final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
         Assumptions.assumeTrue(installed("redis-server") && installed("redis-cli"),
                 "redis-server and redis-cli are not installed: the Redis Cluster and Sentinel tests need them");
         this.directory = Files.createTempDirectory("llm-throttle-redis-");
+        // should the JVM end without afterAll (killed, or a crash), no server outlives it
+        Runtime.getRuntime()
+            .addShutdownHook(
+                    new Thread(() -> this.servers.values().forEach(Process::destroyForcibly), "local-redis-stop"));
         try {
             if (this.cluster) {
                 startCluster();
@@ -187,7 +191,13 @@ public final class LocalRedis implements BeforeAllCallback, AfterAllCallback {
             start(port,
                     List.of("--cluster-enabled", "yes", "--cluster-config-file",
                             this.directory.resolve("nodes-" + port + ".conf").toString(), "--cluster-node-timeout",
-                            Integer.toString(NODE_TIMEOUT_MILLIS)));
+                            Integer.toString(NODE_TIMEOUT_MILLIS),
+                            // a replica takes over however long ago it last heard from
+                            // its
+                            // master: on a loaded machine that can be longer than the
+                            // default
+                            // allows
+                            "--cluster-replica-validity-factor", "0"));
         }
         List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         ports.forEach((port) -> command.add(HOST + ":" + port));
