@@ -286,7 +286,7 @@ final class RedisBucketScript {
      * none
      * @return the answer, when it comes
      */
-    static CompletableFuture<Reply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
+    static CompletableFuture<BucketReply> run(RedisScriptingAsyncCommands<String, String> commands, Operation operation,
             @Nullable Long nowMicros, int modelBuckets, RedisBucket[] buckets, long[] amounts,
             @Nullable String pauseKey, @Nullable Priorities priorities) {
         int reported = (priorities != null) ? 2 * modelBuckets : 0;
@@ -313,7 +313,7 @@ final class RedisBucketScript {
         if (pauseKey != null) {
             keys[keys.length - 1] = pauseKey;
         }
-        return eval(commands, keys, args).thenApply((reply) -> Reply.of(reply, buckets.length));
+        return eval(commands, keys, args).thenApply((reply) -> BucketReply.of(reply, buckets.length));
     }
 
     /**
@@ -329,14 +329,14 @@ final class RedisBucketScript {
      * @param pausedBy who paused it (an instance id)
      * @return the answer, when it comes: how long the pause lasts from now
      */
-    static CompletableFuture<Reply> pause(RedisScriptingAsyncCommands<String, String> commands,
+    static CompletableFuture<BucketReply> pause(RedisScriptingAsyncCommands<String, String> commands,
             @Nullable Long nowMicros, String pauseKey, long waitMicros, long spacingMicros, String pausedBy) {
         String[] args = new String[7];
         fill(args, Operation.PAUSE, nowMicros, 0, pauseKey);
         args[4] = Long.toString(waitMicros);
         args[5] = Long.toString(spacingMicros);
         args[6] = pausedBy;
-        return eval(commands, new String[] { pauseKey }, args).thenApply((reply) -> Reply.of(reply, 0));
+        return eval(commands, new String[] { pauseKey }, args).thenApply((reply) -> BucketReply.of(reply, 0));
     }
 
     private static void fill(String[] args, Operation operation, @Nullable Long nowMicros, int modelBuckets,
@@ -419,37 +419,6 @@ final class RedisBucketScript {
 
         Operation(String argument) {
             this.argument = argument;
-        }
-
-    }
-
-    /**
-     * The script's answer.
-     *
-     * @param taken whether the amounts were taken
-     * @param modelWaitMicros until the model's buckets hold what they lack, {@code -1}
-     * never
-     * @param tenantWaitMicros the same for the tenant's
-     * @param pauseWaitMicros how long the model's pause across the fleet holds, {@code 0}
-     * if none does
-     * @param levels what each bucket holds now, rounded down
-     * @param caps the provider's burst each bucket is held at, {@code 0} for none
-     */
-    record Reply(boolean taken, long modelWaitMicros, long tenantWaitMicros, long pauseWaitMicros, long[] levels,
-            long[] caps) {
-
-        static Reply of(List<Object> reply, int buckets) {
-            if (reply.size() != 4 + 2 * buckets) {
-                throw new IllegalStateException("Unexpected answer of the bucket script: " + reply);
-            }
-            long[] levels = new long[buckets];
-            long[] caps = new long[buckets];
-            for (int i = 0; i < buckets; i++) {
-                levels[i] = (Long) reply.get(4 + i);
-                caps[i] = (Long) reply.get(4 + buckets + i);
-            }
-            return new Reply((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), (Long) reply.get(3),
-                    levels, caps);
         }
 
     }

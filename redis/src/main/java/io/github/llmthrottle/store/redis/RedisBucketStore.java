@@ -21,7 +21,6 @@ import io.github.llmthrottle.store.TokenBucket;
 import io.github.llmthrottle.store.WaitingDemand;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Operation;
 import io.github.llmthrottle.store.redis.RedisBucketScript.Priorities;
-import io.github.llmthrottle.store.redis.RedisBucketScript.Reply;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
@@ -52,9 +51,9 @@ import org.jspecify.annotations.Nullable;
  * answer about its bucket said, refilled since (full before the first): the actuator and
  * the gauges read that, never Redis.
  *
- * <h2>Limits</h2> Each handle sends its limit with a version taken from the clock when it
- * was set here, and Redis replaces an older limit, keeping the tokens: the latest limit
- * set by any instance governs the shared bucket.
+ * <h2>Limits</h2> Each handle sends its limit with a version from the Redis server's time
+ * when it was set here ({@link RedisConnector#serverInstant()}), and Redis replaces an
+ * older limit, keeping the tokens: the latest limit set by any instance governs.
  *
  * <h2>Failures</h2> A command that fails or answers later than the timeout fails only its
  * own call: served from local buckets of the same keys ({@link OnFailure#LOCAL}) or
@@ -116,8 +115,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
      * @param keyPrefix prefix of the Redis keys ({@code llm.throttle.redis.key-prefix})
      * @param onFailure what to do without Redis ({@code llm.throttle.redis.on-failure})
      * @param timeout longest wait for one Redis command, and for the connection
-     * @param retryInterval how long to do without Redis after a failure before trying it
-     * again
+     * @param retryInterval how long to do without Redis after a failure
      * @param timeSource what this instance shows of the buckets between answers and the
      * local buckets standing in for Redis (its wall clock), and the back-off (its
      * monotonic clock); the shared buckets run on the Redis server's time
@@ -128,9 +126,8 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     /**
-     * Creates a store whose shared buckets run on the given clock rather than the Redis
-     * server's: a test stands a fake clock it moves in for the server's, which every
-     * instance of the test shares.
+     * Creates a store whose shared buckets run on {@code serverClock}, not the Redis
+     * server's time: a test's fake clock, shared by every instance of the test.
      * @param client the client to open the store's connection with; it stays the caller's
      * @param keyPrefix prefix of the Redis keys
      * @param onFailure what to do without Redis
@@ -222,13 +219,13 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             String demandKey = this.pauses.modelKeyOfBucket(buckets[0].key, ":demand");
             Priorities priorities = (waiting != null && demandKey != null)
                     ? new Priorities(demandKey, this.demandId, waiting) : null;
-            CompletableFuture<Reply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE, serverNow(),
-                    modelBuckets, buckets, costs, pauseKey, priorities);
+            CompletableFuture<BucketReply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE,
+                    serverNow(), modelBuckets, buckets, costs, pauseKey, priorities);
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
-            RedisConnector.Answer<Reply> answer = this.redis.await(connection, command,
+            RedisConnector.Answer<BucketReply> answer = this.redis.await(connection, command,
                     (late) -> giveBackIfTaken(late, connection, buckets, costs, givenBack));
-            Reply reply = answer.reply();
+            BucketReply reply = answer.reply();
             if (reply != null) {
                 observe(buckets, reply, now);
                 if (pauseKey != null) {
@@ -274,6 +271,11 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     /** The time of the buckets and of the back-off. */
     TimeSource timeSource() {
         return this.timeSource;
+    }
+
+    /** The time of the shared buckets, {@code null} for the Redis server's. */
+    @Nullable Clock serverClock() {
+        return this.serverClock;
     }
 
     /** The longest wait for one Redis command. */
@@ -363,7 +365,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     /** Gives back what a late or abandoned take took. */
-    private void giveBackIfTaken(Reply reply, Connection connection, RedisBucket[] buckets, long[] costs,
+    private void giveBackIfTaken(BucketReply reply, Connection connection, RedisBucket[] buckets, long[] costs,
             Runnable givenBack) {
         if (reply.taken()) {
             long[] giveBack = new long[costs.length];
@@ -374,7 +376,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         }
     }
 
-    private static void observe(RedisBucket[] buckets, Reply reply, long atMicros) {
+    private static void observe(RedisBucket[] buckets, BucketReply reply, long atMicros) {
         for (int i = 0; i < buckets.length; i++) {
             buckets[i].observe(reply.levels()[i], atMicros, reply.caps()[i]);
         }
@@ -399,8 +401,10 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     long nextVersion() {
-        // Wall-clock millis: every instance orders the limits it sets by the same time.
-        long millis = this.timeSource.instant().toEpochMilli();
+        // The server's time as this instance knows it: every instance orders by one
+        // clock.
+        long millis = (this.serverClock != null) ? this.serverClock.millis()
+                : this.redis.serverInstant().toEpochMilli();
         return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, millis));
     }
 

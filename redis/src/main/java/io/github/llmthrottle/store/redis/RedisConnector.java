@@ -1,6 +1,8 @@
 package io.github.llmthrottle.store.redis;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -10,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -17,6 +20,7 @@ import io.github.llmthrottle.time.Nanos;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -44,6 +48,18 @@ import org.jspecify.annotations.Nullable;
  * waits for it. One warning is logged per outage, and one message when Redis answers
  * again (under the store's logger). The back-off runs on the monotonic clock of the
  * {@link TimeSource}.
+ *
+ * <p>
+ * On a {@link RedisClusterClient}, a failure also has the client read the cluster's
+ * topology again (at most once per {@value #REFRESH_INTERVAL_MILLIS} ms): after a master
+ * fails over to its replica, commands go to the new master without waiting for a periodic
+ * or adaptive refresh, which Boot leaves off by default.
+ *
+ * <p>
+ * It also knows the Redis server's time, as well as an instance can between commands: the
+ * offset from this instance's wall clock, read with {@code TIME} on each connection and
+ * from every answer that says the server's time ({@link #serverTime(long)}), for what the
+ * instances must order by one clock ({@link #serverInstant()}).
  */
 final class RedisConnector implements AutoCloseable {
 
@@ -51,6 +67,11 @@ final class RedisConnector implements AutoCloseable {
 
     /** Commands failing in a row that make an outage; fewer fail only their own calls. */
     static final int FAILURES_BEFORE_OUTAGE = 3;
+
+    /** Least time between two reads of a cluster's topology after failures. */
+    static final long REFRESH_INTERVAL_MILLIS = 1000;
+
+    private static final String TIME = "return redis.call('TIME')";
 
     private final AbstractRedisClient client;
 
@@ -75,6 +96,12 @@ final class RedisConnector implements AutoCloseable {
     private volatile long downUntil = Long.MIN_VALUE;
 
     private volatile boolean closed;
+
+    /** The Redis server's wall clock minus this instance's, in millis. */
+    private volatile long serverOffsetMillis;
+
+    /** When the cluster's topology may be read again, on the monotonic clock. */
+    private final AtomicLong nextRefresh = new AtomicLong(Long.MIN_VALUE);
 
     /**
      * Starts connecting, and waits for the connection for at most the client's connect
@@ -162,6 +189,7 @@ final class RedisConnector implements AutoCloseable {
      * @param cause what went wrong
      */
     void commandFailed(Connection used, Throwable cause) {
+        refreshTopology();
         if (!used.connection().isOpen() || this.failuresInARow.incrementAndGet() >= FAILURES_BEFORE_OUTAGE) {
             failed(cause);
         }
@@ -211,6 +239,7 @@ final class RedisConnector implements AutoCloseable {
      * @param cause what went wrong, if known
      */
     void failed(@Nullable Throwable cause) {
+        refreshTopology();
         this.downUntil = Nanos.saturatedAdd(now(), this.retryInterval.toNanos());
         if (this.outage.compareAndSet(false, true)) {
             String message = "Redis bucket store unavailable" + ((cause != null) ? " (" + cause + ")" : "") + "; "
@@ -228,6 +257,23 @@ final class RedisConnector implements AutoCloseable {
         if (this.outage.get() && this.outage.compareAndSet(true, false)) {
             logger.info("Redis bucket store answers again; buckets are shared again");
         }
+    }
+
+    /**
+     * Records the Redis server's time an answer said.
+     * @param serverMillis the server's time, epoch millis
+     */
+    void serverTime(long serverMillis) {
+        this.serverOffsetMillis = serverMillis - this.timeSource.instant().toEpochMilli();
+    }
+
+    /**
+     * The Redis server's time now, as far as this instance knows it: its own wall clock
+     * set by the offset last seen (its own time until one is).
+     * @return the server's time
+     */
+    Instant serverInstant() {
+        return this.timeSource.instant().plusMillis(this.serverOffsetMillis);
     }
 
     /** Whether an outage is going on (until Redis answers again). */
@@ -298,12 +344,18 @@ final class RedisConnector implements AutoCloseable {
         }
         try {
             // Load the script once so that every admission sends only its digest; a
-            // server
-            // that forgets it is sent the script again (RedisBucketScript.run).
+            // server that forgets it is sent the script again (RedisBucketScript.run).
             commands.scriptLoad(RedisBucketScript.SOURCE).get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+            long sent = this.timeSource.nanoTime();
+            List<Object> time = commands.<List<Object>>eval(TIME, ScriptOutputType.MULTI)
+                .get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+            long halfRoundTripMicros = (this.timeSource.nanoTime() - sent) / 2000;
+            serverTime((Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString())
+                    - halfRoundTripMicros) / 1000);
         }
         catch (ExecutionException | TimeoutException ex) {
-            logger.debug("Could not load the bucket script; it is sent with the first command", ex);
+            logger.debug("Could not load the bucket script or read the server's time; the script is sent with "
+                    + "the first command, the time read from the first answer that says it", ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -330,6 +382,24 @@ final class RedisConnector implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         return null;
+    }
+
+    /** Has a cluster client read the topology again, if it did not lately. */
+    private void refreshTopology() {
+        if (this.client instanceof RedisClusterClient cluster) {
+            long now = now();
+            long next = this.nextRefresh.get();
+            if (now - next >= 0 || next == Long.MIN_VALUE) {
+                if (this.nextRefresh.compareAndSet(next,
+                        now + TimeUnit.MILLISECONDS.toNanos(REFRESH_INTERVAL_MILLIS))) {
+                    cluster.refreshPartitionsAsync().whenComplete((done, failure) -> {
+                        if (failure != null) {
+                            logger.debug("Could not read the Redis cluster's topology", failure);
+                        }
+                    });
+                }
+            }
+        }
     }
 
     private long now() {

@@ -1,7 +1,8 @@
 package io.github.llmthrottle.store.redis;
 
+import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,10 +18,11 @@ import io.github.llmthrottle.quota.LocalQuotaStore;
 import io.github.llmthrottle.quota.QuotaStore;
 import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import io.github.llmthrottle.store.redis.RedisConnector.Connection;
+import io.github.llmthrottle.store.redis.RedisQuotaScript.Operation;
+import io.github.llmthrottle.store.redis.RedisQuotaScript.Reply;
 import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,8 +33,16 @@ import org.jspecify.annotations.Nullable;
  * per quota and window under {@code KEY_PREFIX:{quota}:...} (the hash tag keeps every
  * counter in one cluster slot, so that one script can take several), expiring a day after
  * its window has ended. A reservation checks and increments every counter of a call in
- * one Lua script, all or nothing; a correction adds the difference to each. Both are one
- * round trip, and each answer says what the counters hold.
+ * one Lua script ({@link RedisQuotaScript}), all or nothing; a correction adds the
+ * difference to each. Both are one round trip, and each answer says what the counters
+ * hold.
+ *
+ * <p>
+ * Which day and month a call counts in, and when its counters expire, is the Redis
+ * server's time, read inside the script, not this instance's: every instance counts in
+ * the same window however far its clock is off. A correction goes to the counters its
+ * reservation went to. A read of the window in force ({@link #used}) reads the server's
+ * window, as far as this instance knows the server's time (from the last answer).
  *
  * <p>
  * It follows the discipline of the {@link RedisBucketStore}, and shares its connection
@@ -60,52 +70,6 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(RedisQuotaStore.class);
 
-    /**
-     * Checks every counter, then adds to all or to none. Answers the index of the counter
-     * that would go over (0 when added), then what each counter holds.
-     */
-    private static final String TRY_ADD = """
-            local n = #KEYS
-            local tokens = tonumber(ARGV[1])
-            local used = {}
-            for i = 1, n do
-              used[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
-            end
-            for i = 1, n do
-              if used[i] + tokens > tonumber(ARGV[1 + i]) then
-                local reply = {i}
-                for j = 1, n do
-                  reply[j + 1] = used[j]
-                end
-                return reply
-              end
-            end
-            local reply = {0}
-            for i = 1, n do
-              reply[i + 1] = redis.call('INCRBY', KEYS[i], tokens)
-              redis.call('PEXPIREAT', KEYS[i], ARGV[1 + n + i])
-            end
-            return reply
-            """;
-
-    /** Adds to every counter; answers 0, then what each counter holds. */
-    private static final String ADD = """
-            local reply = {0}
-            for i = 1, #KEYS do
-              reply[i + 1] = redis.call('INCRBY', KEYS[i], ARGV[1])
-              redis.call('PEXPIREAT', KEYS[i], ARGV[1 + i])
-            end
-            return reply
-            """;
-
-    /** Answers 0, then what the counter holds. */
-    private static final String GET = """
-            return {0, tonumber(redis.call('GET', KEYS[1]) or '0')}
-            """;
-
-    /** How long a counter outlives its window, so that the endpoint still sees it. */
-    private static final Duration KEEP_AFTER_WINDOW = Duration.ofDays(1);
-
     /** How old the last answer about a counter may be before a read asks again. */
     private static final long REFRESH_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -119,6 +83,9 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
     private final Duration timeout;
 
     private final TimeSource timeSource;
+
+    /** The counters' time, {@code null} for the Redis server's. */
+    private final @Nullable Clock serverClock;
 
     private final LocalQuotaStore local;
 
@@ -151,29 +118,46 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
      */
     public RedisQuotaStore(AbstractRedisClient client, String keyPrefix, boolean rejectOnFailure, Duration timeout,
             Duration retryInterval, TimeSource timeSource) {
-        this(keyPrefix, rejectOnFailure, timeout, timeSource,
+        this(client, keyPrefix, rejectOnFailure, timeout, retryInterval, timeSource, null);
+    }
+
+    /**
+     * Creates a store whose counters' windows run on the given clock rather than the
+     * Redis server's: a test stands a fake clock it moves in for the server's.
+     * @param client a Lettuce {@link RedisClient} or {@link RedisClusterClient}
+     * @param keyPrefix prefix of every key
+     * @param rejectOnFailure whether to refuse reservations while Redis cannot be reached
+     * @param timeout longest wait for one command
+     * @param retryInterval how long to do without Redis after a failure
+     * @param timeSource this instance's time, as for the other constructor
+     * @param serverClock the counters' time, {@code null} for the Redis server's
+     */
+    public RedisQuotaStore(AbstractRedisClient client, String keyPrefix, boolean rejectOnFailure, Duration timeout,
+            Duration retryInterval, TimeSource timeSource, @Nullable Clock serverClock) {
+        this(keyPrefix, rejectOnFailure, timeout, timeSource, serverClock,
                 new RedisConnector(checked(client), checkedTimeout(timeout), retryInterval,
                         rejectOnFailure ? "rejecting calls" : "counting quotas in this instance", timeSource),
                 true);
     }
 
     /**
-     * Creates a store on the connection of a bucket store, with its timeout, back-off and
-     * behaviour without Redis: one connection, one outage, for both.
+     * Creates a store on the connection of a bucket store, with its timeout, back-off,
+     * behaviour without Redis and time: one connection, one outage, for both.
      * @param buckets the bucket store whose connection to share; it closes the connection
      * @param keyPrefix prefix of every key ({@code llm.throttle.redis.key-prefix})
      */
     public RedisQuotaStore(RedisBucketStore buckets, String keyPrefix) {
         this(keyPrefix, buckets.onFailure() == RedisBucketStore.OnFailure.REJECT, buckets.timeout(),
-                buckets.timeSource(), buckets.connector(), false);
+                buckets.timeSource(), buckets.serverClock(), buckets.connector(), false);
     }
 
     private RedisQuotaStore(String keyPrefix, boolean rejectOnFailure, Duration timeout, TimeSource timeSource,
-            RedisConnector redis, boolean ownsConnection) {
+            @Nullable Clock serverClock, RedisConnector redis, boolean ownsConnection) {
         this.keyPrefix = keyPrefix;
         this.rejectOnFailure = rejectOnFailure;
         this.timeout = timeout;
         this.timeSource = timeSource;
+        this.serverClock = serverClock;
         this.local = new LocalQuotaStore(timeSource.clock());
         this.redis = redis;
         this.ownsConnection = ownsConnection;
@@ -208,9 +192,8 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
         Connection connection = this.redis.available();
         Throwable cause = null;
         if (connection != null) {
-            CompletableFuture<List<Object>> command = run(connection, TRY_ADD, counters,
-                    tryAddArguments(counters, tokens));
-            RedisConnector.Answer<List<Object>> answer;
+            CompletableFuture<Reply> command = run(connection, Operation.TRY_ADD, counters, false, tokens);
+            RedisConnector.Answer<Reply> answer;
             try {
                 // a late command's, or that of a caller interrupted while waiting (which
                 // says nothing about Redis), is given back once it answers
@@ -222,12 +205,12 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
                 Thread.currentThread().interrupt();
                 return new Take(-1, Correction.NONE);
             }
-            List<Object> reply = answer.reply();
+            Reply reply = answer.reply();
             if (reply != null) {
-                observe(counters, reply);
-                int exceeded = (int) number(reply.get(0)) - 1;
-                return (exceeded >= 0) ? Take.refused(exceeded)
-                        : new Take(-1, (delta) -> send(connection, counters, delta));
+                List<Counter> counted = reply.resolved(counters);
+                observe(counted, reply);
+                return (reply.exceeded() >= 0) ? Take.refused(reply.exceeded())
+                        : new Take(-1, (delta) -> send(connection, counted, true, delta));
             }
             cause = answer.failure();
         }
@@ -250,7 +233,7 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
         }
         Connection connection = this.redis.current();
         if (connection != null) {
-            send(connection, counters, tokens);
+            send(connection, counters, false, tokens);
         }
         else if (!this.rejectOnFailure) {
             this.local.add(counters, tokens);
@@ -263,10 +246,11 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
      */
     @Override
     public long used(String key) {
-        Seen seen = this.seen.get(key);
+        String shown = serverWindow(key);
+        Seen seen = this.seen.get(shown);
         long now = this.timeSource.nanoTime();
         if (seen == null || now - seen.atNanos() > REFRESH_AFTER_NANOS) {
-            refresh(key);
+            refresh(shown);
         }
         long shared = (seen != null) ? seen.used() : 0;
         return Dimension.saturatedAdd(shared, this.local.used(key));
@@ -274,7 +258,7 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
 
     @Override
     public void forget(List<Counter> counters) {
-        counters.forEach((counter) -> this.seen.remove(counter.key()));
+        counters.forEach((counter) -> this.seen.remove(serverWindow(counter.key())));
         this.local.forget(counters);
     }
 
@@ -302,8 +286,8 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
     void awaitSent() throws Exception {
         Connection connection = this.redis.current();
         if (connection != null) {
-            CompletableFuture<CompletableFuture<List<Object>>> sent = new CompletableFuture<>();
-            execute(() -> sent.complete(run(connection, "return {0}", List.of(), List.of())), null);
+            CompletableFuture<CompletableFuture<Reply>> sent = new CompletableFuture<>();
+            execute(() -> sent.complete(run(connection, Operation.GET, List.of(), true, 0)), null);
             sent.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS).get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
         }
     }
@@ -321,47 +305,48 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
             return;
         }
         Counter counter = new Counter(key, Long.MAX_VALUE,
-                this.timeSource.instant().plus(KEEP_AFTER_WINDOW).plus(KEEP_AFTER_WINDOW));
-        execute(() -> run(connection, GET, List.of(counter), List.of())
+                this.timeSource.instant().plus(RedisQuotaScript.KEEP_AFTER_WINDOW.multipliedBy(2)));
+        execute(() -> run(connection, Operation.GET, List.of(counter), true, 0)
             .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
             .whenComplete((reply, failure) -> {
                 this.refreshing.remove(key);
-                answered(connection, List.of(counter), reply, failure);
+                answered(connection, List.of(counter), true, reply, failure);
             }), () -> this.refreshing.remove(key));
     }
 
-    /** Sends a correction nobody waits for, on the connection of its reservation. */
-    private void send(Connection connection, List<Counter> counters, long tokens) {
+    /**
+     * Sends a correction nobody waits for, on the connection of its reservation: to the
+     * counters it names if {@code resolved}, else to those of the server's window.
+     */
+    private void send(Connection connection, List<Counter> counters, boolean resolved, long tokens) {
         if (tokens == 0) {
             return;
         }
-        List<String> arguments = new ArrayList<>(1 + counters.size());
-        arguments.add(Long.toString(tokens));
-        counters.forEach((counter) -> arguments.add(expiry(counter)));
         execute(() -> {
             if (!connection.connection().isOpen()) {
                 logger.debug("Redis connection lost: a correction of the shared quotas was dropped");
                 return;
             }
-            run(connection, ADD, counters, arguments).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((reply, failure) -> answered(connection, counters, reply, failure));
+            run(connection, Operation.ADD, counters, resolved, tokens)
+                .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((reply, failure) -> answered(connection, counters, resolved, reply, failure));
         }, null);
     }
 
-    private void answered(Connection connection, List<Counter> counters, @Nullable List<Object> reply,
+    private void answered(Connection connection, List<Counter> counters, boolean resolved, @Nullable Reply reply,
             @Nullable Throwable failure) {
         if (failure != null || reply == null) {
             this.redis.commandFailed(connection, (failure != null) ? failure : new IllegalStateException("No reply"));
             return;
         }
         this.redis.answered();
-        observe(counters, reply);
+        observe(resolved ? counters : reply.resolved(counters), reply);
     }
 
     /** Gives back what a late or abandoned reservation took. */
-    private void giveBackIfTaken(List<Object> reply, Connection connection, List<Counter> counters, long tokens) {
-        if (number(reply.get(0)) == 0) {
-            send(connection, counters, -tokens);
+    private void giveBackIfTaken(Reply reply, Connection connection, List<Counter> counters, long tokens) {
+        if (reply.exceeded() < 0) {
+            send(connection, reply.resolved(counters), true, -tokens);
         }
     }
 
@@ -377,11 +362,14 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
         }
     }
 
-    private void observe(List<Counter> counters, List<Object> reply) {
+    private void observe(List<Counter> counters, Reply reply) {
+        if (this.serverClock == null) {
+            this.redis.serverTime(reply.serverMillis());
+        }
         long now = this.timeSource.nanoTime();
-        for (int i = 0; i < counters.size() && i + 1 < reply.size(); i++) {
+        for (int i = 0; i < counters.size(); i++) {
             Counter counter = counters.get(i);
-            this.seen.put(counter.key(), new Seen(number(reply.get(i + 1)), counter.expiresAt().toEpochMilli(), now));
+            this.seen.put(counter.key(), new Seen(reply.used()[i], counter.expiresAt().toEpochMilli(), now));
         }
         if (this.seen.size() > MAX_SEEN) {
             dropExpired();
@@ -393,35 +381,16 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
         this.seen.values().removeIf((seen) -> seen.expiresAt() <= now);
     }
 
-    private CompletableFuture<List<Object>> run(Connection connection, String script, List<Counter> counters,
-            List<String> arguments) {
-        String[] keys = new String[counters.size()];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = redisKey(counters.get(i).key());
-        }
-        return connection.commands()
-            .<List<Object>>eval(script, ScriptOutputType.MULTI, keys, arguments.toArray(String[]::new))
-            .toCompletableFuture();
+    private CompletableFuture<Reply> run(Connection connection, Operation operation, List<Counter> counters,
+            boolean resolved, long tokens) {
+        Long now = (this.serverClock != null) ? this.serverClock.millis() : null;
+        return RedisQuotaScript.run(connection.commands(), operation, now, this.keyPrefix, counters, resolved, tokens);
     }
 
-    private String redisKey(String key) {
-        return this.keyPrefix + ":{quota}:" + key;
-    }
-
-    private static List<String> tryAddArguments(List<Counter> counters, long tokens) {
-        List<String> arguments = new ArrayList<>(1 + 2 * counters.size());
-        arguments.add(Long.toString(tokens));
-        counters.forEach((counter) -> arguments.add(Long.toString(counter.limit())));
-        counters.forEach((counter) -> arguments.add(expiry(counter)));
-        return arguments;
-    }
-
-    private static String expiry(Counter counter) {
-        return Long.toString(counter.expiresAt().plus(KEEP_AFTER_WINDOW).toEpochMilli());
-    }
-
-    private static long number(@Nullable Object value) {
-        return (value instanceof Number number) ? number.longValue() : 0;
+    /** The key of the counter in the server's window, if {@code key} names this one's. */
+    private String serverWindow(String key) {
+        Instant serverNow = (this.serverClock != null) ? this.serverClock.instant() : this.redis.serverInstant();
+        return RedisQuotaScript.inServerWindow(key, this.timeSource.instant(), serverNow);
     }
 
     @Override

@@ -44,7 +44,7 @@ class RedisBudgetsTests extends BudgetsTests {
     @Override
     protected QuotaStore store() {
         RedisQuotaStore store = new RedisQuotaStore(this.client, this.prefix, false, Duration.ofSeconds(2),
-                Duration.ofSeconds(1), this.clock);
+                Duration.ofSeconds(1), this.clock, this.clock);
         this.stores.add(store);
         return store;
     }

@@ -49,8 +49,9 @@ class RedisQuotaStoreTests extends TokenQuotasTests {
 
     @Override
     protected QuotaStore store() {
+        // the fake clock stands in for the server's, which the counters' windows run on
         RedisQuotaStore store = new RedisQuotaStore(this.client, this.prefix, false, Duration.ofSeconds(2),
-                Duration.ofSeconds(1), this.clock);
+                Duration.ofSeconds(1), this.clock, this.clock);
         this.stores.add(store);
         return store;
     }
@@ -181,7 +182,8 @@ class RedisQuotaStoreTests extends TokenQuotasTests {
         TcpForwarder forwarder = forwarder();
         forwarder.start();
         RedisBucketStore buckets = new RedisBucketStore(client(forwarder.port()), this.prefix,
-                RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(2), Duration.ofSeconds(5), this.clock);
+                RedisBucketStore.OnFailure.REJECT, Duration.ofSeconds(2), Duration.ofSeconds(5), this.clock,
+                this.clock);
         this.closeables.add(buckets);
         RedisQuotaStore store = new RedisQuotaStore(buckets, this.prefix);
         this.stores.add(store);
@@ -210,7 +212,7 @@ class RedisQuotaStoreTests extends TokenQuotasTests {
 
     private RedisQuotaStore store(int port, Duration timeout) {
         RedisQuotaStore store = new RedisQuotaStore(client(port), this.prefix, false, timeout, Duration.ofSeconds(1),
-                this.clock);
+                this.clock, this.clock);
         this.stores.add(store);
         return store;
     }
