@@ -3,6 +3,9 @@ package io.github.llmthrottle.retry;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.random.RandomGenerator;
 
 import io.github.llmthrottle.RetriesExhaustedException;
@@ -182,6 +185,47 @@ public final class RetryEngine {
         }
     }
 
+    /**
+     * Runs {@code attempt} until its future completes with a result, or retrying gives
+     * up, as {@link #execute(String, String, Duration, CallDeadline, Attempt)} does, with
+     * the same decisions: the wait before each retry is scheduled on the time source
+     * instead of slept, so no thread waits for it.
+     * @param <T> the result type
+     * @param client the client name, for exceptions and the listener
+     * @param model the model name, for exceptions and the listener
+     * @param maxRetryAfter the longest server wait this call may wait, or {@code null}
+     * for the settings' {@code maxRetryAfter}
+     * @param deadline the HTTP client's limit on the whole call, or {@code null}
+     * @param attempt one HTTP attempt, started when called; receives the number of
+     * retries made so far (0 first)
+     * @return the result of the first attempt that completed with one, or the failure
+     * {@link #execute} would throw; cancelling it cancels the attempt in progress or the
+     * scheduled retry
+     */
+    public <T> CompletableFuture<T> executeAsync(String client, String model, @Nullable Duration maxRetryAfter,
+            @Nullable CallDeadline deadline, AsyncAttempt<T> attempt) {
+        Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
+                ? maxRetryAfter : this.settings.maxRetryAfter();
+        Retries<T> retries = new Retries<>(client, model, limit, deadline, (retryCount) -> {
+            throw new IllegalStateException("Asynchronous retries run no blocking attempt");
+        });
+        return new AsyncRetries<>(retries, this.time, attempt).start();
+    }
+
+    /**
+     * The failure a future completed with, out of the wrappers its stages put around it.
+     * @param failure what a stage of a future saw
+     * @return the failure itself
+     */
+    public static Throwable causeOf(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
     private static String lastFailure(RetryableResponseException retryable) {
         Classification classification = retryable.getClassification();
         return (classification.outcome() == Classification.Outcome.IO_ERROR)
@@ -218,10 +262,29 @@ public final class RetryEngine {
     }
 
     /**
+     * One HTTP attempt that does not block.
+     *
+     * @param <T> the result type
+     */
+    @FunctionalInterface
+    public interface AsyncAttempt<T> {
+
+        /**
+         * Starts the attempt.
+         * @param retryCount the number of retries made before this attempt (0 on the
+         * first)
+         * @return the final result, or a {@link RetryableResponseException} or
+         * {@link IOException} to retry on
+         */
+        CompletableFuture<T> start(int retryCount);
+
+    }
+
+    /**
      * The retries of one call: its retry policy, back-off and attempt for Spring's
      * {@link RetryTemplate}.
      */
-    private final class Retries<T>
+    final class Retries<T>
             implements RetryPolicy, org.springframework.util.backoff.BackOff, BackOffExecution, Retryable<T> {
 
         private final String client;
@@ -257,27 +320,47 @@ public final class RetryEngine {
 
         @Override
         public T execute() throws IOException {
-            RetryableResponseException failure;
             try {
                 return this.attempt.run(this.failures);
             }
-            catch (RetryableResponseException ex) {
+            catch (RetryableResponseException | IOException ex) {
+                throw failed(ex);
+            }
+        }
+
+        /** How many retries were made so far: the number of retryable failures. */
+        int failures() {
+            return this.failures;
+        }
+
+        /**
+         * Counts the failure of an attempt, in both forms of the engine.
+         * @param failure what the attempt threw
+         * @return the failure as a retryable one
+         * @throws IOException an I/O error that is not retried, as it is
+         */
+        RetryableResponseException failed(Exception failure) throws IOException {
+            RetryableResponseException retryable;
+            if (failure instanceof RetryableResponseException ex) {
                 Duration serverWait = ex.getClassification().serverWait();
                 if (serverWait != null) {
                     notifyListener(() -> RetryEngine.this.listener.onServerWait(this.client, this.model, serverWait));
                 }
-                failure = ex;
+                retryable = ex;
             }
-            catch (IOException ex) {
+            else if (failure instanceof IOException ex) {
                 Classification classification = ResponseClassifier.ioError(ex);
                 if (!classification.retryable()) {
                     throw ex;
                 }
-                failure = new RetryableResponseException(classification, ex);
+                retryable = new RetryableResponseException(classification, ex);
+            }
+            else {
+                throw new IllegalArgumentException("Not an attempt's failure: " + failure, failure);
             }
             this.failures++;
-            this.lastFailure = failure;
-            throw failure;
+            this.lastFailure = retryable;
+            return retryable;
         }
 
         /**
@@ -310,25 +393,12 @@ public final class RetryEngine {
         public long nextBackOff() {
             RetryableResponseException failure = this.lastFailure;
             Assert.state(failure != null, "No failure to back off from");
-            Classification classification = failure.getClassification();
-            int retry = this.failures;
-            Duration serverWait = RetryEngine.this.settings.respectRetryAfter() ? classification.serverWait() : null;
-            Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, this.previous);
-            this.previous = wait;
-            if (this.deadline != null && !this.deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
-                throw new WaitEnded(RetriesExhaustedException.beforeCallTimeout(this.client, this.model, retry,
-                        lastFailure(failure), wait, this.deadline.callTimeout(), failure.getFailure(),
-                        failure.getRequestId()));
+            Duration wait;
+            try {
+                wait = waitBeforeRetry();
             }
-            notifyListener(
-                    () -> RetryEngine.this.listener.onRetry(this.client, this.model, classification, wait, retry));
-            if (logger.isDebugEnabled()) {
-                String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
-                String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
-                String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
-                logger.debug(LogText.escape("Client '" + this.client + "', model '" + this.model + "': retry " + retry
-                        + " of " + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
-                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")"));
+            catch (RetriesExhaustedException ex) {
+                throw new WaitEnded(ex);
             }
             try {
                 if (Thread.currentThread().isInterrupted()) {
@@ -346,12 +416,51 @@ public final class RetryEngine {
             return 0;
         }
 
+        /**
+         * The wait before the next retry, in both forms of the engine: the server's wait
+         * when there is one to respect, else the back-off; reported to the listener.
+         * @return the wait
+         * @throws RetriesExhaustedException when the wait would outlast the call timeout
+         */
+        Duration waitBeforeRetry() {
+            RetryableResponseException failure = this.lastFailure;
+            Assert.state(failure != null, "No failure to back off from");
+            Classification classification = failure.getClassification();
+            int retry = this.failures;
+            Duration serverWait = RetryEngine.this.settings.respectRetryAfter() ? classification.serverWait() : null;
+            Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, this.previous);
+            this.previous = wait;
+            if (this.deadline != null && !this.deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
+                throw RetriesExhaustedException.beforeCallTimeout(this.client, this.model, retry, lastFailure(failure),
+                        wait, this.deadline.callTimeout(), failure.getFailure(), failure.getRequestId());
+            }
+            notifyListener(
+                    () -> RetryEngine.this.listener.onRetry(this.client, this.model, classification, wait, retry));
+            if (logger.isDebugEnabled()) {
+                String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
+                String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
+                String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
+                logger.debug(LogText.escape("Client '" + this.client + "', model '" + this.model + "': retry " + retry
+                        + " of " + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
+                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")"));
+            }
+            return wait;
+        }
+
         /** What the call fails with when the template stopped retrying. */
         RuntimeException giveUp(RetryException stopped) throws IOException {
             Throwable last = stopped.getLastException();
-            if (last == null) {
-                last = stopped.getCause();
-            }
+            return giveUp((last != null) ? last : stopped.getCause());
+        }
+
+        /**
+         * What the call fails with when retrying stops after {@code last}, in both forms
+         * of the engine.
+         * @param last the last failure
+         * @return the exception to fail with
+         * @throws IOException an I/O error that was not ours to retry, as it is
+         */
+        RuntimeException giveUp(@Nullable Throwable last) throws IOException {
             if (!(last instanceof RetryableResponseException retryable)) {
                 // not ours to retry: let it through as the attempt threw it
                 if (last instanceof IOException ex) {
@@ -371,6 +480,14 @@ public final class RetryEngine {
             }
             return new RetriesExhaustedException(this.client, this.model, this.failures, lastFailure(retryable),
                     serverWait, retryable.getFailure(), retryable.getRequestId());
+        }
+
+        /**
+         * Whether to retry after the last failure: ours, retryable, within budget and not
+         * asking too long.
+         */
+        boolean retries(RetryableResponseException failure) {
+            return shouldRetry(failure);
         }
 
         private boolean isTooLong(@Nullable Duration serverWait) {
