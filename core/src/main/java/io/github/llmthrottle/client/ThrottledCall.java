@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -110,7 +111,15 @@ final class ThrottledCall<R extends ProviderResponse> {
             refused(refusal);
             return;
         }
-        logger.warn(LogText.escape("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex));
+        String message = LogText
+            .escape("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex);
+        if (ex instanceof CancellationException) {
+            // the caller gave up on a call that holds no thread: nothing went wrong
+            logger.debug(message);
+        }
+        else {
+            logger.warn(message);
+        }
         callEnded(CallOutcome.FAILED);
         completed(CallOutcome.FAILED, ex.getClass().getName(), () -> ex);
     }
