@@ -5,7 +5,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.llmthrottle.retry.RetryEngine.AsyncAttempt;
-import io.github.llmthrottle.retry.RetryEngine.Retries;
 import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 

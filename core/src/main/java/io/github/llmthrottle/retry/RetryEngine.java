@@ -10,18 +10,13 @@ import java.util.random.RandomGenerator;
 
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
-import io.github.llmthrottle.provider.LogText;
 import io.github.llmthrottle.time.TimeSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryException;
-import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
-import org.springframework.core.retry.Retryable;
-import org.springframework.util.Assert;
-import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Runs an HTTP call with retries, on Spring Framework's {@link RetryTemplate}. One engine
@@ -105,6 +100,18 @@ public final class RetryEngine {
         return (listener == this.listener) ? this : new RetryEngine(this.settings, this.time, this.backOff, listener);
     }
 
+    RetryListener listener() {
+        return this.listener;
+    }
+
+    BackOff backOff() {
+        return this.backOff;
+    }
+
+    TimeSource time() {
+        return this.time;
+    }
+
     /**
      * The settings this engine retries with.
      * @return the settings
@@ -173,7 +180,7 @@ public final class RetryEngine {
             Attempt<T> attempt) throws IOException {
         Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
                 ? maxRetryAfter : this.settings.maxRetryAfter();
-        Retries<T> retries = new Retries<>(client, model, limit, deadline, attempt);
+        Retries<T> retries = new Retries<>(this, client, model, limit, deadline, attempt);
         try {
             return new RetryTemplate(retries).execute(retries);
         }
@@ -206,7 +213,7 @@ public final class RetryEngine {
             @Nullable CallDeadline deadline, AsyncAttempt<T> attempt) {
         Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
                 ? maxRetryAfter : this.settings.maxRetryAfter();
-        Retries<T> retries = new Retries<>(client, model, limit, deadline, (retryCount) -> {
+        Retries<T> retries = new Retries<>(this, client, model, limit, deadline, (retryCount) -> {
             throw new IllegalStateException("Asynchronous retries run no blocking attempt");
         });
         return new AsyncRetries<>(retries, this.time, attempt).start();
@@ -226,13 +233,13 @@ public final class RetryEngine {
         return cause;
     }
 
-    private static String lastFailure(RetryableResponseException retryable) {
+    static String lastFailure(RetryableResponseException retryable) {
         Classification classification = retryable.getClassification();
         return (classification.outcome() == Classification.Outcome.IO_ERROR)
                 ? "I/O error (" + retryable.getFailure() + ")" : classification.describe();
     }
 
-    private void notifyListener(Runnable notification) {
+    void notifyListener(Runnable notification) {
         try {
             notification.run();
         }
@@ -281,227 +288,10 @@ public final class RetryEngine {
     }
 
     /**
-     * The retries of one call: its retry policy, back-off and attempt for Spring's
-     * {@link RetryTemplate}.
-     */
-    final class Retries<T>
-            implements RetryPolicy, org.springframework.util.backoff.BackOff, BackOffExecution, Retryable<T> {
-
-        private final String client;
-
-        private final String model;
-
-        private final Duration maxRetryAfter;
-
-        private final @Nullable CallDeadline deadline;
-
-        private final Attempt<T> attempt;
-
-        /** Retryable failures so far; the retries made so far before an attempt. */
-        private int failures;
-
-        private @Nullable RetryableResponseException lastFailure;
-
-        private @Nullable Duration previous;
-
-        Retries(String client, String model, Duration maxRetryAfter, @Nullable CallDeadline deadline,
-                Attempt<T> attempt) {
-            this.client = client;
-            this.model = model;
-            this.maxRetryAfter = maxRetryAfter;
-            this.deadline = deadline;
-            this.attempt = attempt;
-        }
-
-        @Override
-        public String getName() {
-            return "client '" + this.client + "', model '" + this.model + "'";
-        }
-
-        @Override
-        public T execute() throws IOException {
-            try {
-                return this.attempt.run(this.failures);
-            }
-            catch (RetryableResponseException | IOException ex) {
-                throw failed(ex);
-            }
-        }
-
-        /** How many retries were made so far: the number of retryable failures. */
-        int failures() {
-            return this.failures;
-        }
-
-        /**
-         * Counts the failure of an attempt, in both forms of the engine.
-         * @param failure what the attempt threw
-         * @return the failure as a retryable one
-         * @throws IOException an I/O error that is not retried, as it is
-         */
-        RetryableResponseException failed(Exception failure) throws IOException {
-            RetryableResponseException retryable;
-            if (failure instanceof RetryableResponseException ex) {
-                Duration serverWait = ex.getClassification().serverWait();
-                if (serverWait != null) {
-                    notifyListener(() -> RetryEngine.this.listener.onServerWait(this.client, this.model, serverWait));
-                }
-                retryable = ex;
-            }
-            else if (failure instanceof IOException ex) {
-                Classification classification = ResponseClassifier.ioError(ex);
-                if (!classification.retryable()) {
-                    throw ex;
-                }
-                retryable = new RetryableResponseException(classification, ex);
-            }
-            else {
-                throw new IllegalArgumentException("Not an attempt's failure: " + failure, failure);
-            }
-            this.failures++;
-            this.lastFailure = retryable;
-            return retryable;
-        }
-
-        /**
-         * Retries while the last failure is ours, retryable, within budget and not asking
-         * too long.
-         */
-        @Override
-        public boolean shouldRetry(Throwable throwable) {
-            return throwable instanceof RetryableResponseException retryable
-                    && this.failures <= RetryEngine.this.settings.maxRetries()
-                    && !isTooLong(retryable.getClassification().serverWait());
-        }
-
-        @Override
-        public org.springframework.util.backoff.BackOff getBackOff() {
-            return this;
-        }
-
-        @Override
-        public BackOffExecution start() {
-            return this;
-        }
-
-        /**
-         * Sleeps before the next retry: the server's wait when there is one to respect,
-         * else the back-off.
-         * @return zero: the wait is slept
-         */
-        @Override
-        public long nextBackOff() {
-            RetryableResponseException failure = this.lastFailure;
-            Assert.state(failure != null, "No failure to back off from");
-            Duration wait;
-            try {
-                wait = waitBeforeRetry();
-            }
-            catch (RetriesExhaustedException ex) {
-                throw new WaitEnded(ex);
-            }
-            try {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new InterruptedException();
-                }
-                RetryEngine.this.time.sleep(wait);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                InterruptedIOException interrupted = new InterruptedIOException(
-                        "Interrupted while waiting to retry " + getName());
-                interrupted.initCause(failure.getFailure());
-                throw new WaitEnded(interrupted);
-            }
-            return 0;
-        }
-
-        /**
-         * The wait before the next retry, in both forms of the engine: the server's wait
-         * when there is one to respect, else the back-off; reported to the listener.
-         * @return the wait
-         * @throws RetriesExhaustedException when the wait would outlast the call timeout
-         */
-        Duration waitBeforeRetry() {
-            RetryableResponseException failure = this.lastFailure;
-            Assert.state(failure != null, "No failure to back off from");
-            Classification classification = failure.getClassification();
-            int retry = this.failures;
-            Duration serverWait = RetryEngine.this.settings.respectRetryAfter() ? classification.serverWait() : null;
-            Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, this.previous);
-            this.previous = wait;
-            if (this.deadline != null && !this.deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
-                throw RetriesExhaustedException.beforeCallTimeout(this.client, this.model, retry, lastFailure(failure),
-                        wait, this.deadline.callTimeout(), failure.getFailure(), failure.getRequestId());
-            }
-            notifyListener(
-                    () -> RetryEngine.this.listener.onRetry(this.client, this.model, classification, wait, retry));
-            if (logger.isDebugEnabled()) {
-                String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
-                String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
-                String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
-                logger.debug(LogText.escape("Client '" + this.client + "', model '" + this.model + "': retry " + retry
-                        + " of " + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
-                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")"));
-            }
-            return wait;
-        }
-
-        /** What the call fails with when the template stopped retrying. */
-        RuntimeException giveUp(RetryException stopped) throws IOException {
-            Throwable last = stopped.getLastException();
-            return giveUp((last != null) ? last : stopped.getCause());
-        }
-
-        /**
-         * What the call fails with when retrying stops after {@code last}, in both forms
-         * of the engine.
-         * @param last the last failure
-         * @return the exception to fail with
-         * @throws IOException an I/O error that was not ours to retry, as it is
-         */
-        RuntimeException giveUp(@Nullable Throwable last) throws IOException {
-            if (!(last instanceof RetryableResponseException retryable)) {
-                // not ours to retry: let it through as the attempt threw it
-                if (last instanceof IOException ex) {
-                    throw ex;
-                }
-                if (last instanceof Error error) {
-                    throw error;
-                }
-                return (last instanceof RuntimeException ex) ? ex : new IllegalStateException(last);
-            }
-            Classification classification = retryable.getClassification();
-            Duration serverWait = classification.serverWait();
-            if (this.failures <= RetryEngine.this.settings.maxRetries() && serverWait != null
-                    && isTooLong(serverWait)) {
-                return new RetryAfterTooLongException(this.client, this.model, serverWait, this.maxRetryAfter,
-                        classification.status(), retryable.getFailure(), retryable.getRequestId());
-            }
-            return new RetriesExhaustedException(this.client, this.model, this.failures, lastFailure(retryable),
-                    serverWait, retryable.getFailure(), retryable.getRequestId());
-        }
-
-        /**
-         * Whether to retry after the last failure: ours, retryable, within budget and not
-         * asking too long.
-         */
-        boolean retries(RetryableResponseException failure) {
-            return shouldRetry(failure);
-        }
-
-        private boolean isTooLong(@Nullable Duration serverWait) {
-            return RetryEngine.this.settings.respectRetryAfter() && serverWait != null
-                    && serverWait.compareTo(this.maxRetryAfter) > 0;
-        }
-
-    }
-
-    /**
      * Ends the retries while waiting: the wait would outlast the call, or was
      * interrupted.
      */
-    private static final class WaitEnded extends RuntimeException {
+    static final class WaitEnded extends RuntimeException {
 
         private final transient Exception failure;
 
