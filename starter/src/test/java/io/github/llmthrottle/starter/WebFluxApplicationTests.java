@@ -61,9 +61,7 @@ class WebFluxApplicationTests {
 
     @Test
     void theApplicationIsReactiveAndItsWebClientsAreThrottled() {
-        assertThat(((ConfigurableApplicationContext) this.context).getEnvironment()
-            .getProperty("spring.main.web-application-type"))
-            .isEqualTo(WebApplicationType.REACTIVE.name().toLowerCase());
+        assertThat(this.context).isInstanceOf(ReactiveWebApplicationContext.class);
         call(this.anthropic);
         call(this.builder.clone().baseUrl(simulator.baseUrl()).defaultHeader("x-api-key", "key").build());
         ThrottledClient client = this.registry.getClient("anthropic");
