@@ -23,6 +23,7 @@ import io.github.llmthrottle.langchain4j.LangChain4jThrottling;
 import io.github.llmthrottle.okhttp.OkHttpThrottlingInterceptor;
 import io.github.llmthrottle.sdk.AnthropicSdkThrottling;
 import io.github.llmthrottle.store.redis.RedisBucketStore;
+import io.github.llmthrottle.webclient.ThrottlingClientHttpConnector;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
@@ -66,7 +67,7 @@ class ArchitectureTests {
             "io.github.llmthrottle.store.redis..", "io.github.llmthrottle.restclient..",
             "io.github.llmthrottle.annotation..", "io.github.llmthrottle.actuate..", "io.github.llmthrottle.metrics..",
             "io.github.llmthrottle.okhttp..", "io.github.llmthrottle.springai..", "io.github.llmthrottle.sdk..",
-            "io.github.llmthrottle.langchain4j.." };
+            "io.github.llmthrottle.langchain4j..", "io.github.llmthrottle.webclient.." };
 
     /**
      * The main classes of the library's modules: the core, the Redis stores, the
@@ -76,7 +77,7 @@ class ArchitectureTests {
     private static final List<URL> MODULES = List.of(location(LlmThrottleException.class),
             location(RedisBucketStore.class), location(OkHttpThrottlingInterceptor.class),
             location(AnthropicSdkThrottling.class), location(LangChain4jThrottling.class),
-            location(LlmThrottleAutoConfiguration.class));
+            location(ThrottlingClientHttpConnector.class), location(LlmThrottleAutoConfiguration.class));
 
     private static final JavaClasses CLASSES = new ClassFileImporter().importUrls(MODULES);
 
@@ -233,7 +234,7 @@ class ArchitectureTests {
                 }
             }
         }
-        assertThat(listing).as("modules with auto-configurations").hasSize(5);
+        assertThat(listing).as("modules with auto-configurations").hasSize(6);
     }
 
     private static Set<String> listed(URLClassLoader module) throws IOException {

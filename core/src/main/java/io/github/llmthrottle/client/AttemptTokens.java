@@ -3,6 +3,9 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.math.BigDecimal;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.budget.BudgetReservation;
@@ -13,6 +16,7 @@ import io.github.llmthrottle.provider.LogText;
 import io.github.llmthrottle.provider.RateLimitSnapshot;
 import io.github.llmthrottle.provider.Usage;
 import io.github.llmthrottle.quota.QuotaReservation;
+import io.github.llmthrottle.retry.RetryEngine;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -95,6 +99,54 @@ final class AttemptTokens {
                 budget.cancel();
             }
         }
+    }
+
+    /**
+     * Admits the attempt as {@link #admit} does, without holding a thread: the target's
+     * limiter completes the result when it admits the call.
+     * @param call the call
+     * @param target the model or deployment the attempt is admitted as
+     * @param waiting where the admission's own future is handed, to be cancelled when the
+     * caller gives up (cancelling it leaves the queue, and nothing stays reserved)
+     * @return the admitted attempt's tokens, or the failure {@link #admit} would throw
+     */
+    static CompletableFuture<AttemptTokens> admitAsync(CallContext call, ThrottledModel target,
+            Consumer<CompletableFuture<?>> waiting) {
+        AdmissionRequest request = call.admissionNow();
+        QuotaReservation quota;
+        BudgetReservation budget;
+        try {
+            quota = call.pipeline()
+                .quotas()
+                .reserve(call.clientName(), call.model().name, request.tenant(),
+                        request.inputTokens() + request.outputTokens());
+        }
+        catch (LlmThrottleException ex) {
+            return CompletableFuture.failedFuture(call.admissionFailure(request, ex));
+        }
+        try {
+            budget = call.pipeline()
+                .budgets()
+                .reserve(call.clientName(), call.model().name, request.tenant(), request.inputTokens(),
+                        request.outputTokens());
+        }
+        catch (RuntimeException ex) {
+            quota.cancel();
+            return CompletableFuture.failedFuture(
+                    (ex instanceof LlmThrottleException refusal) ? call.admissionFailure(request, refusal) : ex);
+        }
+        CompletableFuture<Permit> admission = target.limiter.acquireAsync(request);
+        waiting.accept(admission);
+        return admission.handle((permit, failure) -> {
+            if (failure != null) {
+                quota.cancel();
+                budget.cancel();
+                Throwable cause = RetryEngine.causeOf(failure);
+                throw new CompletionException(
+                        (cause instanceof LlmThrottleException ex) ? call.admissionFailure(request, ex) : cause);
+            }
+            return new AttemptTokens(call, target, budget.around(quota.around(permit)), quota, budget);
+        });
     }
 
     Permit permit() {

@@ -1,5 +1,6 @@
 package io.github.llmthrottle.client;
 
+import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,10 +9,17 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.llmthrottle.CircuitOpenException;
+import io.github.llmthrottle.LlmThrottleException;
+import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.AdmissionRequest;
+import io.github.llmthrottle.provider.LogText;
+import io.github.llmthrottle.retry.RetryableResponseException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +47,9 @@ import org.jspecify.annotations.Nullable;
  * sent it, with the caller's key ({@link ThrottledClient#exchange} never hands it here).
  */
 final class DeploymentRouting {
+
+    /** Logged as the call whose attempts move on, as it always was. */
+    private static final Log logger = LogFactory.getLog(ThrottledCall.class);
 
     private DeploymentRouting() {
     }
@@ -125,6 +136,64 @@ final class DeploymentRouting {
             return "";
         }
         return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
+    /**
+     * Whether the attempt that failed on {@code deployment} moves on to the next one at
+     * once.
+     * @param context the call
+     * @param failedDeployments the deployments that failed in this call, to try after the
+     * others
+     * @param deployment the deployment that failed
+     * @param failure how
+     * @param next the deployment to try next, or {@code null} when it was the last
+     * @return {@code true} to try {@code next}, {@code false} to fail the attempt
+     */
+    static boolean movesOn(CallContext context, Set<ThrottledModel> failedDeployments, ThrottledModel deployment,
+            Throwable failure, @Nullable ThrottledModel next) {
+        String clientName = context.clientName();
+        if (failure instanceof CircuitOpenException) {
+            // opened since the order was made
+            return next != null;
+        }
+        if (failure instanceof LlmThrottleException ex) {
+            // this deployment's own limiter refused the call (its queue is full, its
+            // wait too long, its limit too low): another deployment may take it
+            if (next == null || !isOwnAdmission(ex.getRejectionReason())) {
+                return false;
+            }
+            logger.debug(LogText
+                .escape("Client '" + clientName + "', deployment '" + deployment.name + "' cannot admit the call ("
+                        + ex.getRejectionReason() + "); trying deployment '" + next.name + "'"));
+            return true;
+        }
+        if (failure instanceof RetryableResponseException ex) {
+            // another deployment takes the attempt at once: it has its own limits and
+            // capacity, so there is nothing to wait for
+            failedDeployments.add(deployment);
+            if (next == null) {
+                return false;
+            }
+            logger.debug(LogText.escape("Client '" + clientName + "', deployment '" + deployment.name + "': "
+                    + ex.getClassification().describe() + "; trying deployment '" + next.name + "' at once"));
+            return true;
+        }
+        if (failure instanceof IOException ex && next != null
+                && context.pipeline().classifier().classify(ex).retryable()) {
+            failedDeployments.add(deployment);
+            logger.debug(LogText.escape("Client '" + clientName + "', deployment '" + deployment.name + "': I/O error ("
+                    + ex + "); trying deployment '" + next.name + "' at once"));
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether a refusal is one deployment's own admission (its queue, its limits), which
+     * another deployment does not share, rather than the model's (its quotas).
+     */
+    private static boolean isOwnAdmission(@Nullable RejectionReason reason) {
+        return reason == RejectionReason.QUEUE_FULL || reason == RejectionReason.MAX_WAIT;
     }
 
     private record Choice(ThrottledModel deployment, boolean failed, @Nullable Duration estimatedWait, int index) {

@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -95,6 +96,30 @@ final class StreamSettlement {
         }
     }
 
+    /**
+     * The caller read {@code chunk} of a body its HTTP library passes on itself (an
+     * asynchronous adapter's): scanned as {@link #body()} scans what it passes, the
+     * buffer's position left as it was. Chunks come one at a time, in order.
+     * @param chunk the bytes read
+     */
+    void chunk(ByteBuffer chunk) {
+        this.lastActivity = this.clock.getAsLong();
+        if (chunk.hasRemaining()) {
+            onBytes();
+        }
+        for (int i = chunk.position(); i < chunk.limit(); i++) {
+            this.scanner.scan(chunk.get(i));
+        }
+    }
+
+    /**
+     * The caller read the whole of a body its HTTP library passes on itself: the stream
+     * ended complete.
+     */
+    void completed() {
+        end(true);
+    }
+
     /** Whether the stream has ended (read to its end, closed, or expired). */
     boolean isEnded() {
         return this.ended.get();
@@ -128,6 +153,26 @@ final class StreamSettlement {
             open.remove(this);
         }
         return this;
+    }
+
+    /**
+     * Ends every stream of {@code open} whose caller has neither read nor closed it for
+     * longer than {@code timeoutNanos} ({@link ThrottledClient#expireIdleStreams()}).
+     * @param open a client's open streams
+     * @param timeoutNanos the longest idle time
+     * @return how many streams were ended
+     */
+    static int expireIdle(Set<StreamSettlement> open, long timeoutNanos) {
+        int expired = 0;
+        for (StreamSettlement stream : open) {
+            if (stream.expireIfIdle(timeoutNanos)) {
+                expired++;
+            }
+            if (stream.isEnded()) {
+                open.remove(stream);
+            }
+        }
+        return expired;
     }
 
     private void end(boolean complete) {

@@ -1,7 +1,6 @@
 package io.github.llmthrottle.client;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
@@ -21,14 +20,15 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One HTTP attempt of a {@link ThrottledCall}: the circuit's permission (taken by the
- * call), admission, the exchange through the adapter, classification of the response,
- * calibration from its headers, the model-wide pause after a 429 ({@link ModelPause}),
- * and settlement of the tokens from the JSON body or the stream's events
- * ({@link AttemptTokens}). Its outcome goes to the circuit and to every observer in one
- * place ({@link #ended}); a streamed attempt ends when its stream does, as what its error
- * event says. From its admission on, the attempt is an {@code llm.throttle.attempt}
- * observation (ended with its stream, for a stream).
+ * One HTTP attempt of a {@link ThrottledCall}, and what is done with each of its steps,
+ * whether it blocks ({@link BlockingAttempt}) or not ({@link AsyncCall}): the circuit's
+ * permission (taken by the call), admission, the exchange through the adapter,
+ * classification of the response, calibration from its headers, the model-wide pause
+ * after a 429 ({@link ModelPause}), and settlement of the tokens from the JSON body or
+ * the stream's events ({@link AttemptTokens}). Its outcome goes to the circuit and to
+ * every observer in one place ({@link #ended}); a streamed attempt ends when its stream
+ * does, as what its error event says. From its admission on, the attempt is an
+ * {@code llm.throttle.attempt} observation (ended with its stream, for a stream).
  *
  * @param <R> the adapter's response type
  */
@@ -42,15 +42,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private final ModelCircuit.Permission circuit;
 
-    /**
-     * The model the attempt is admitted, measured and calibrated as: a deployment's own.
-     */
-    private final ThrottledModel target;
+    /** The model the attempt is admitted, measured and calibrated as: a deployment's. */
+    final ThrottledModel target;
 
-    /**
-     * Where the attempt goes, when it goes to a deployment; {@code null} as requested.
-     */
-    private final @Nullable ProviderTarget redirect;
+    /** Where the attempt goes, when to a deployment; {@code null} as requested. */
+    final @Nullable ProviderTarget redirect;
 
     /** Which attempt of the call this is, from 1. */
     private final int number;
@@ -62,6 +58,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     private boolean handedOver;
 
     private long sentNanos;
+
+    /** The rate-limit headers of a 2xx answer. */
+    private @Nullable RateLimitSnapshot rateLimits;
 
     ThrottledAttempt(ThrottledCall<R> call, ThrottledModel target, @Nullable ProviderTarget redirect,
             ModelCircuit.Permission circuit, int number) {
@@ -81,70 +80,58 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     /**
-     * Runs the attempt: admit, send, then classify and settle what came back.
-     * @return the response to hand back, a success or an error that is not retried
-     * @throws IOException an I/O error, or an interrupt while waiting for admission
+     * The attempt was admitted: the prompt enters the cache, and its observation starts.
+     * @param tokens the admitted attempt's tokens
+     * @param queued when it joined the queue, on the client's clock
      */
-    ThrottledResponse<R> run() throws IOException {
-        long queued = this.context.pipeline().time().nanoTime();
-        AttemptTokens tokens = AttemptTokens.admit(this.context, this.target);
+    void admitted(AttemptTokens tokens, long queued) {
         tokens.enterCache();
         this.sentNanos = this.context.pipeline().time().nanoTime();
         Duration waited = Duration.ofNanos(this.sentNanos - queued);
         this.context.events().onAdmitted(clientName(), modelName(), this.context.admission().priority(), waited);
         this.observation = this.call.observation.startAttempt(this.number, waited, queued);
-        try (Observation.Scope observing = this.observation.openScope()) {
-            return send(tokens);
-        }
-        catch (RetryableResponseException ex) {
-            this.observation.error(ex.getFailure());
-            throw ex;
-        }
-        catch (IOException | RuntimeException | Error ex) {
-            this.observation.error(ex);
-            throw ex;
-        }
-        finally {
-            if (!this.handedOver) {
-                this.observation.stop();
-            }
+    }
+
+    /** The admitted attempt failed with {@code failure}: its observation says so. */
+    void failed(Throwable failure) {
+        this.observation.error((failure instanceof RetryableResponseException ex) ? ex.getFailure() : failure);
+    }
+
+    CallContext context() {
+        return this.context;
+    }
+
+    Observation.Scope openScope() {
+        return this.observation.openScope();
+    }
+
+    /** Ends the attempt's observation, unless a stream took it along. */
+    void finish() {
+        if (!this.handedOver) {
+            this.observation.stop();
         }
     }
 
-    /** Sends the attempt through the adapter, and handles what came back. */
-    private ThrottledResponse<R> send(AttemptTokens tokens) throws IOException {
+    /**
+     * The exchange ended with an I/O error, or was cancelled by the caller.
+     * @param tokens the attempt's tokens, given back
+     * @param failure the error
+     * @param cancelled whether the caller gave up: not the provider's failure, nor a
+     * capacity signal; the circuit's permission is released without an outcome
+     * @return the failure to throw
+     */
+    <T extends Throwable> T notSent(AttemptTokens tokens, T failure, boolean cancelled) {
+        tokens.notWrittenToCache();
         Permit permit = tokens.permit();
-        R response;
-        try {
-            response = (this.redirect != null) ? this.call.exchange.execute(this.redirect)
-                    : this.call.exchange.execute();
+        permit.settle(this.context.admission().inputTokens(), 0);
+        permit.release(cancelled ? Permit.Outcome.IGNORED : Permit.Outcome.DROPPED);
+        if (cancelled) {
+            this.observation.outcome("cancelled", 0);
         }
-        catch (IOException ex) {
-            tokens.notWrittenToCache();
-            permit.settle(this.context.admission().inputTokens(), 0);
-            if (Cancellation.isCancellation(ex)) {
-                // the caller gave up: not the provider's failure, nor a capacity
-                // signal; the circuit's permission is released without an outcome
-                permit.release(Permit.Outcome.IGNORED);
-                this.observation.outcome("cancelled", 0);
-                throw ex;
-            }
-            permit.release(Permit.Outcome.DROPPED);
+        else {
             ended(Outcome.IO_ERROR, 0);
-            throw ex;
         }
-        catch (RuntimeException | Error ex) {
-            permit.release(Permit.Outcome.IGNORED);
-            throw ex;
-        }
-        try {
-            return (response.status() / 100 == 2) ? answered(response, tokens) : refused(response, tokens);
-        }
-        catch (IOException | RuntimeException | Error ex) {
-            permit.release(Permit.Outcome.IGNORED);
-            response.close();
-            throw ex;
-        }
+        return failure;
     }
 
     /** The attempt's one event: its outcome to the circuit and to every observer. */
@@ -154,44 +141,70 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         this.observation.outcome(outcome.metricTag(), status);
     }
 
-    /** A 2xx answer: its tokens settled from its body, or from its stream's events. */
-    private ThrottledResponse<R> answered(R response, AttemptTokens tokens) throws IOException {
+    /**
+     * The provider's answer arrived, its body unread: a 2xx stream is handed back at once
+     * (see {@link #stream}); a 2xx JSON answer counts as a success, its body to be read
+     * whole for {@link #answered}; an error's body is read, up to
+     * {@link ResponseBodies#MAX_ERROR_BODY}, for {@link #refused}.
+     * @param response the response
+     * @param tokens the attempt's tokens
+     * @return the streamed response, or {@code null} when the body is to be read
+     */
+    @Nullable ThrottledResponse<R> received(R response, AttemptTokens tokens) {
         int status = response.status();
         Headers headers = response.headers();
         this.observation.response(status, ResponseBodies.requestId(headers));
+        if (status / 100 != 2) {
+            tokens.notWrittenToCache();
+            return null;
+        }
         // billed from here on, whatever follows (an error event, a broken body)
         tokens.answered();
-        RateLimitSnapshot rateLimits = RateLimitHeaders.parse(this.context.pipeline().settings().provider(), headers,
+        this.rateLimits = RateLimitHeaders.parse(this.context.pipeline().settings().provider(), headers,
                 this.context.pipeline().time().instant());
         if (this.context.streaming() || EVENT_STREAM.equals(headers.mediaType())) {
             // written before the answer: the provider still counts what the call
             // reserved, as the buckets here do until the stream ends
-            tokens.calibrate(rateLimits);
+            tokens.calibrate(this.rateLimits);
             return stream(response, status, headers, tokens);
         }
         ended(Outcome.SUCCESS, status);
-        byte[] body;
-        try (response; InputStream in = response.body()) {
-            body = ResponseBodies.readBody(in, headers.contentLength());
+        return null;
+    }
+
+    /**
+     * The body of a 2xx answer could not be read: the buckets keep the whole reservation.
+     * @param response the response
+     * @param tokens the attempt's tokens
+     * @param failure the error
+     * @return the failure to throw
+     */
+    IOException bodyFailed(R response, AttemptTokens tokens, IOException failure) {
+        tokens.calibrate(this.rateLimits);
+        if (Cancellation.isCancellation(failure)) {
+            return failure;
         }
-        catch (IOException ex) {
-            // unsettled: the buckets keep the whole reservation
-            tokens.calibrate(rateLimits);
-            if (Cancellation.isCancellation(ex)) {
-                throw ex;
-            }
-            throw new ResponseBodyReadException(
-                    "The body of a " + status + " response of client '" + clientName() + "', model '" + modelName()
-                            + "' failed while read; not retried, the call" + " was answered (and billed)",
-                    ex);
-        }
+        return new ResponseBodyReadException(
+                "The body of a " + response.status() + " response of client '" + clientName() + "', model '"
+                        + modelName() + "' failed while read; not retried, the call was answered (and billed)",
+                failure);
+    }
+
+    /**
+     * A 2xx answer's whole body: its tokens settled.
+     * @param response the response
+     * @param tokens the attempt's tokens
+     * @param body the body
+     * @return the response to hand back
+     */
+    ThrottledResponse<R> answered(R response, AttemptTokens tokens, byte[] body) {
         Usage usage = this.context.pipeline().usageReader().read(body);
         if (usage != null) {
             // written once the provider had settled the call (see Permit)
-            tokens.settle(usage, rateLimits, this.observation);
+            tokens.settle(usage, this.rateLimits, this.observation);
         }
         else {
-            tokens.calibrate(rateLimits);
+            tokens.calibrate(this.rateLimits);
         }
         tokens.permit().release(Permit.Outcome.SUCCESS);
         return ThrottledResponse.buffered(response, body);
@@ -200,18 +213,17 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     /**
      * An error answer: classified, the model paused after a 429, the reservation given
      * back; thrown for the retry engine to decide on when it is retryable.
+     * @param response the response
+     * @param tokens the attempt's tokens
+     * @param errorBody the start of its body
+     * @return the response to hand back, when it is not retried
+     * @throws RetryableResponseException when it may be retried
      */
-    private ThrottledResponse<R> refused(R response, AttemptTokens tokens) throws IOException {
+    ThrottledResponse<R> refused(R response, AttemptTokens tokens, byte[] errorBody) {
         int status = response.status();
         Headers headers = response.headers();
         Permit permit = tokens.permit();
         String requestId = ResponseBodies.requestId(headers);
-        this.observation.response(status, requestId);
-        tokens.notWrittenToCache();
-        byte[] errorBody;
-        try (response; InputStream in = response.body()) {
-            errorBody = in.readNBytes(ResponseBodies.MAX_ERROR_BODY);
-        }
         Classification classification = this.context.pipeline().classifier().classify(status, headers, errorBody);
         ended(classification.outcome(), status);
         Duration serverWait = classification.serverWait();
@@ -225,7 +237,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         // bucket, whatever drift let the call go
         if (classification.retryable()) {
             permit.settle(this.context.admission().inputTokens(), 0, classification.rateLimits());
-            permit.release(isCapacitySignal(classification) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
+            permit.release(classification.isCapacitySignal() ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED);
             throw new RetryableResponseException(classification, response.toException(errorBody), requestId);
         }
         permit.settle(0, 0, classification.rateLimits());
@@ -275,13 +287,6 @@ final class ThrottledAttempt<R extends ProviderResponse> {
             Throwable error = this.observation.streamEnded(status, outcome.errorType());
             this.call.streamEnded(outcome.errorType(), error);
         }
-    }
-
-    private static boolean isCapacitySignal(Classification classification) {
-        return switch (classification.outcome()) {
-            case RATE_LIMITED, OVERLOADED, TIMEOUT -> true;
-            default -> classification.status() == 503;
-        };
     }
 
     private String clientName() {

@@ -3,17 +3,16 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-import io.github.llmthrottle.CircuitOpenException;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.RejectionReason;
 import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.LogText;
-import io.github.llmthrottle.retry.RetryableResponseException;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -97,21 +96,36 @@ final class ThrottledCall<R extends ProviderResponse> {
             answered(response);
             return response;
         }
-        catch (LlmThrottleException ex) {
-            refused(ex);
-            throw ex;
-        }
         catch (IOException | RuntimeException | Error ex) {
-            logger.warn(
-                    LogText.escape("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex));
-            callEnded(CallOutcome.FAILED);
-            completed(CallOutcome.FAILED, ex.getClass().getName(), () -> ex);
+            ended(ex);
             throw ex;
         }
     }
 
+    /**
+     * The call failed: refused, its retries exhausted, or an error.
+     * @param ex why
+     */
+    void ended(Throwable ex) {
+        if (ex instanceof LlmThrottleException refusal) {
+            refused(refusal);
+            return;
+        }
+        String message = LogText
+            .escape("Call to client '" + clientName() + "', model '" + modelName() + "' failed: " + ex);
+        if (ex instanceof CancellationException) {
+            // the caller gave up on a call that holds no thread: nothing went wrong
+            logger.debug(message);
+        }
+        else {
+            logger.warn(message);
+        }
+        callEnded(CallOutcome.FAILED);
+        completed(CallOutcome.FAILED, ex.getClass().getName(), () -> ex);
+    }
+
     /** The call has its final response: a stream's call goes on until its stream ends. */
-    private void answered(ThrottledResponse<R> response) {
+    void answered(ThrottledResponse<R> response) {
         boolean succeeded = response.status() / 100 == 2;
         callEnded(succeeded ? CallOutcome.SUCCESS : CallOutcome.FAILED);
         if (!response.isStreamed()) {
@@ -178,62 +192,45 @@ final class ThrottledCall<R extends ProviderResponse> {
      * {@link DeploymentRouting} gives, the next one taking over at once when one fails.
      */
     private ThrottledResponse<R> route(int retryCount) throws IOException {
-        if (this.context.model().deployments.isEmpty() || !this.exchange.canRedirect()) {
+        if (!routesToDeployments()) {
             return attempt(this.context.model(), null, retryCount + 1);
         }
-        List<ThrottledModel> order = DeploymentRouting.order(clientName(), this.context.model().name,
-                this.context.model().deployments, this.context.admission(), this.failedDeployments);
+        List<ThrottledModel> order = deploymentOrder();
         for (int i = 0;; i++) {
             ThrottledModel deployment = order.get(i);
-            boolean last = i + 1 == order.size();
             try {
-                return attempt(deployment, DeploymentRouting.target(this.context.pipeline().settings(),
-                        this.context.request(), deployment), retryCount + 1);
+                return attempt(deployment, target(deployment), retryCount + 1);
             }
-            catch (CircuitOpenException ex) {
-                // opened since the order was made
-                if (last) {
+            catch (IOException | RuntimeException ex) {
+                if (!movesOn(deployment, ex, (i + 1 < order.size()) ? order.get(i + 1) : null)) {
                     throw ex;
                 }
-            }
-            catch (LlmThrottleException ex) {
-                // this deployment's own limiter refused the call (its queue is full, its
-                // wait too long, its limit too low): another deployment may take it
-                if (last || !isOwnAdmission(ex.getRejectionReason())) {
-                    throw ex;
-                }
-                logger.debug(LogText.escape(
-                        "Client '" + clientName() + "', deployment '" + deployment.name + "' cannot admit the call ("
-                                + ex.getRejectionReason() + "); trying deployment '" + order.get(i + 1).name + "'"));
-            }
-            catch (RetryableResponseException ex) {
-                // another deployment takes the attempt at once: it has its own limits and
-                // capacity, so there is nothing to wait for
-                this.failedDeployments.add(deployment);
-                if (last) {
-                    throw ex;
-                }
-                logger.debug(LogText.escape("Client '" + clientName() + "', deployment '" + deployment.name + "': "
-                        + ex.getClassification().describe() + "; trying deployment '" + order.get(i + 1).name
-                        + "' at once"));
-            }
-            catch (IOException ex) {
-                if (last || !this.context.pipeline().classifier().classify(ex).retryable()) {
-                    throw ex;
-                }
-                this.failedDeployments.add(deployment);
-                logger.debug(LogText.escape("Client '" + clientName() + "', deployment '" + deployment.name
-                        + "': I/O error (" + ex + "); trying deployment '" + order.get(i + 1).name + "' at once"));
             }
         }
     }
 
+    /** Whether the attempts go to the model's deployments. */
+    boolean routesToDeployments() {
+        return !this.context.model().deployments.isEmpty() && this.exchange.canRedirect();
+    }
+
+    /** The model's deployments, in the order to try them for one attempt. */
+    List<ThrottledModel> deploymentOrder() {
+        return DeploymentRouting.order(clientName(), this.context.model().name, this.context.model().deployments,
+                this.context.admission(), this.failedDeployments);
+    }
+
+    /** Where an attempt goes to {@code deployment}. */
+    ProviderTarget target(ThrottledModel deployment) {
+        return DeploymentRouting.target(this.context.pipeline().settings(), this.context.request(), deployment);
+    }
+
     /**
-     * Whether a refusal is one deployment's own admission (its queue, its limits), which
-     * another deployment does not share, rather than the model's (its quotas).
+     * Whether the attempt that failed on {@code deployment} moves on to {@code next} at
+     * once ({@link DeploymentRouting#movesOn}).
      */
-    private static boolean isOwnAdmission(@Nullable RejectionReason reason) {
-        return reason == RejectionReason.QUEUE_FULL || reason == RejectionReason.MAX_WAIT;
+    boolean movesOn(ThrottledModel deployment, Throwable failure, @Nullable ThrottledModel next) {
+        return DeploymentRouting.movesOn(this.context, this.failedDeployments, deployment, failure, next);
     }
 
     /**
@@ -248,7 +245,7 @@ final class ThrottledCall<R extends ProviderResponse> {
         // along until it ends.
         ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, target, redirect, target.circuit.acquire(), number);
         try {
-            return attempt.run();
+            return BlockingAttempt.run(attempt, this.exchange);
         }
         finally {
             attempt.releaseCircuitUnlessHandedOver();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -55,13 +56,6 @@ public final class ThrottledClient {
     }
 
     ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
-            TenantResolver tenantResolver, ThrottleObserver observer, RequestBodyReader requestReader,
-            UsageReader usageReader, CircuitSettings circuitSettings, TimeSource time, TokenQuotas quotas) {
-        this(settings, limiters, estimator, tenantResolver, observer, LlmThrottleObservations.NONE, requestReader,
-                usageReader, circuitSettings, time, quotas, Budgets.none(), CircuitStore.LOCAL);
-    }
-
-    ThrottledClient(ClientSettings settings, LimiterRegistry limiters, TokenEstimator estimator,
             TenantResolver tenantResolver, ThrottleObserver observer, LlmThrottleObservations observations,
             RequestBodyReader requestReader, UsageReader usageReader, CircuitSettings circuitSettings,
             TimeSource time) {
@@ -75,7 +69,6 @@ public final class ThrottledClient {
             TokenQuotas quotas, Budgets budgets, CircuitStore circuits) {
         ThrottleObserver events = new CompositeThrottleObserver(
                 List.of(new TotalsObserver((model) -> model(model).totals), observer));
-        // not ThreadLocalRandom.current() kept: see BackOff.THREAD_LOCAL_RANDOM
         this.pipeline = new ClientPipeline(settings,
                 new RetryEngine(settings.retry(), time, BackOff.THREAD_LOCAL_RANDOM, events),
                 new ResponseClassifier(settings.provider(), time.clock()), estimator,
@@ -162,6 +155,23 @@ public final class ThrottledClient {
     }
 
     /**
+     * Sends one request through the call pipeline as {@link #exchange} does, holding no
+     * thread while it waits (for admission, or before a retry, scheduled on the time
+     * source); each step goes on on the thread that completed the one before, so the
+     * exchange must not block. Any request but a model call is sent once, untouched.
+     * @param <R> the adapter's response type
+     * @param request the request
+     * @param exchange sends the request once per attempt, and reads whole bodies
+     * @return the final response, or the failure {@link #exchange} would throw; a
+     * streamed body is the adapter's to pass on ({@link ThrottledResponse#chunkRead}).
+     * Cancelling it leaves the queue, or cancels the exchange in flight, leaking nothing.
+     */
+    public <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> exchangeAsync(ProviderRequest request,
+            AsyncProviderExchange<R> exchange) {
+        return AsyncCall.start(this.pipeline, this::model, this.observations, request, exchange);
+    }
+
+    /**
      * Ends every streamed response whose caller has neither read nor closed it for longer
      * than the client's read timeout, so that its concurrency slot and reservation come
      * back (the response is closed; its attempt ends incomplete). Called periodically by
@@ -169,17 +179,8 @@ public final class ThrottledClient {
      * @return how many streams were ended
      */
     public int expireIdleStreams() {
-        long timeout = this.pipeline.settings().readTimeout().toNanos();
-        int expired = 0;
-        for (StreamSettlement stream : this.pipeline.openStreams()) {
-            if (stream.expireIfIdle(timeout)) {
-                expired++;
-            }
-            if (stream.isEnded()) {
-                this.pipeline.openStreams().remove(stream);
-            }
-        }
-        return expired;
+        return StreamSettlement.expireIdle(this.pipeline.openStreams(),
+                this.pipeline.settings().readTimeout().toNanos());
     }
 
     /**

@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 
 import io.github.llmthrottle.provider.Headers;
 import org.jspecify.annotations.Nullable;
@@ -105,6 +106,29 @@ public final class ThrottledResponse<R extends ProviderResponse> implements Clos
             return this.response.body();
         }
         return new ByteArrayInputStream(this.buffered);
+    }
+
+    /**
+     * For an adapter that passes a streamed body on to its caller itself, chunk by chunk
+     * as its HTTP library delivers them (a reactive one), instead of through
+     * {@link #body()}: the caller read {@code chunk}, whose events settle the call as
+     * {@link #body()} would. Does nothing for a body that is not streamed.
+     * @param chunk the bytes read, its position left as it was
+     */
+    public void chunkRead(ByteBuffer chunk) {
+        if (this.stream != null) {
+            this.stream.chunk(chunk);
+        }
+    }
+
+    /**
+     * For an adapter that passes a streamed body on itself: the caller read the body to
+     * its end. A caller that stops reading before is reported by {@link #close()}.
+     */
+    public void bodyCompleted() {
+        if (this.stream != null) {
+            this.stream.completed();
+        }
     }
 
     /**

@@ -44,6 +44,18 @@ public record Classification(Outcome outcome, int status, boolean retryable, @Nu
         return what + " (" + this.outcome.metricTag() + ")" + detail;
     }
 
+    /**
+     * Whether this answer says the provider is short of capacity (a rate limit, an
+     * overload, a timeout, a 503): the concurrency limit learns from it.
+     * @return {@code true} for a capacity signal
+     */
+    public boolean isCapacitySignal() {
+        return switch (this.outcome) {
+            case RATE_LIMITED, OVERLOADED, TIMEOUT -> true;
+            default -> this.status == 503;
+        };
+    }
+
     /** The kinds of outcome. */
     public enum Outcome {
 

@@ -3,22 +3,20 @@ package io.github.llmthrottle.retry;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.random.RandomGenerator;
 
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.RetryAfterTooLongException;
-import io.github.llmthrottle.provider.LogText;
 import io.github.llmthrottle.time.TimeSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryException;
-import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
-import org.springframework.core.retry.Retryable;
-import org.springframework.util.Assert;
-import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Runs an HTTP call with retries, on Spring Framework's {@link RetryTemplate}. One engine
@@ -102,6 +100,18 @@ public final class RetryEngine {
         return (listener == this.listener) ? this : new RetryEngine(this.settings, this.time, this.backOff, listener);
     }
 
+    RetryListener listener() {
+        return this.listener;
+    }
+
+    BackOff backOff() {
+        return this.backOff;
+    }
+
+    TimeSource time() {
+        return this.time;
+    }
+
     /**
      * The settings this engine retries with.
      * @return the settings
@@ -170,7 +180,7 @@ public final class RetryEngine {
             Attempt<T> attempt) throws IOException {
         Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
                 ? maxRetryAfter : this.settings.maxRetryAfter();
-        Retries<T> retries = new Retries<>(client, model, limit, deadline, attempt);
+        Retries<T> retries = new Retries<>(this, client, model, limit, deadline, attempt);
         try {
             return new RetryTemplate(retries).execute(retries);
         }
@@ -182,13 +192,54 @@ public final class RetryEngine {
         }
     }
 
-    private static String lastFailure(RetryableResponseException retryable) {
+    /**
+     * Runs {@code attempt} until its future completes with a result, or retrying gives
+     * up, as {@link #execute(String, String, Duration, CallDeadline, Attempt)} does, with
+     * the same decisions: the wait before each retry is scheduled on the time source
+     * instead of slept, so no thread waits for it.
+     * @param <T> the result type
+     * @param client the client name, for exceptions and the listener
+     * @param model the model name, for exceptions and the listener
+     * @param maxRetryAfter the longest server wait this call may wait, or {@code null}
+     * for the settings' {@code maxRetryAfter}
+     * @param deadline the HTTP client's limit on the whole call, or {@code null}
+     * @param attempt one HTTP attempt, started when called; receives the number of
+     * retries made so far (0 first)
+     * @return the result of the first attempt that completed with one, or the failure
+     * {@link #execute} would throw; cancelling it cancels the attempt in progress or the
+     * scheduled retry
+     */
+    public <T> CompletableFuture<T> executeAsync(String client, String model, @Nullable Duration maxRetryAfter,
+            @Nullable CallDeadline deadline, AsyncAttempt<T> attempt) {
+        Duration limit = (maxRetryAfter != null && maxRetryAfter.compareTo(this.settings.maxRetryAfter()) < 0)
+                ? maxRetryAfter : this.settings.maxRetryAfter();
+        Retries<T> retries = new Retries<>(this, client, model, limit, deadline, (retryCount) -> {
+            throw new IllegalStateException("Asynchronous retries run no blocking attempt");
+        });
+        return new AsyncRetries<>(retries, this.time, attempt).start();
+    }
+
+    /**
+     * The failure a future completed with, out of the wrappers its stages put around it.
+     * @param failure what a stage of a future saw
+     * @return the failure itself
+     */
+    public static Throwable causeOf(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    static String lastFailure(RetryableResponseException retryable) {
         Classification classification = retryable.getClassification();
         return (classification.outcome() == Classification.Outcome.IO_ERROR)
                 ? "I/O error (" + retryable.getFailure() + ")" : classification.describe();
     }
 
-    private void notifyListener(Runnable notification) {
+    void notifyListener(Runnable notification) {
         try {
             notification.run();
         }
@@ -218,165 +269,21 @@ public final class RetryEngine {
     }
 
     /**
-     * The retries of one call: its retry policy, back-off and attempt for Spring's
-     * {@link RetryTemplate}.
+     * One HTTP attempt that does not block.
+     *
+     * @param <T> the result type
      */
-    private final class Retries<T>
-            implements RetryPolicy, org.springframework.util.backoff.BackOff, BackOffExecution, Retryable<T> {
-
-        private final String client;
-
-        private final String model;
-
-        private final Duration maxRetryAfter;
-
-        private final @Nullable CallDeadline deadline;
-
-        private final Attempt<T> attempt;
-
-        /** Retryable failures so far; the retries made so far before an attempt. */
-        private int failures;
-
-        private @Nullable RetryableResponseException lastFailure;
-
-        private @Nullable Duration previous;
-
-        Retries(String client, String model, Duration maxRetryAfter, @Nullable CallDeadline deadline,
-                Attempt<T> attempt) {
-            this.client = client;
-            this.model = model;
-            this.maxRetryAfter = maxRetryAfter;
-            this.deadline = deadline;
-            this.attempt = attempt;
-        }
-
-        @Override
-        public String getName() {
-            return "client '" + this.client + "', model '" + this.model + "'";
-        }
-
-        @Override
-        public T execute() throws IOException {
-            RetryableResponseException failure;
-            try {
-                return this.attempt.run(this.failures);
-            }
-            catch (RetryableResponseException ex) {
-                Duration serverWait = ex.getClassification().serverWait();
-                if (serverWait != null) {
-                    notifyListener(() -> RetryEngine.this.listener.onServerWait(this.client, this.model, serverWait));
-                }
-                failure = ex;
-            }
-            catch (IOException ex) {
-                Classification classification = ResponseClassifier.ioError(ex);
-                if (!classification.retryable()) {
-                    throw ex;
-                }
-                failure = new RetryableResponseException(classification, ex);
-            }
-            this.failures++;
-            this.lastFailure = failure;
-            throw failure;
-        }
+    @FunctionalInterface
+    public interface AsyncAttempt<T> {
 
         /**
-         * Retries while the last failure is ours, retryable, within budget and not asking
-         * too long.
+         * Starts the attempt.
+         * @param retryCount the number of retries made before this attempt (0 on the
+         * first)
+         * @return the final result, or a {@link RetryableResponseException} or
+         * {@link IOException} to retry on
          */
-        @Override
-        public boolean shouldRetry(Throwable throwable) {
-            return throwable instanceof RetryableResponseException retryable
-                    && this.failures <= RetryEngine.this.settings.maxRetries()
-                    && !isTooLong(retryable.getClassification().serverWait());
-        }
-
-        @Override
-        public org.springframework.util.backoff.BackOff getBackOff() {
-            return this;
-        }
-
-        @Override
-        public BackOffExecution start() {
-            return this;
-        }
-
-        /**
-         * Sleeps before the next retry: the server's wait when there is one to respect,
-         * else the back-off.
-         * @return zero: the wait is slept
-         */
-        @Override
-        public long nextBackOff() {
-            RetryableResponseException failure = this.lastFailure;
-            Assert.state(failure != null, "No failure to back off from");
-            Classification classification = failure.getClassification();
-            int retry = this.failures;
-            Duration serverWait = RetryEngine.this.settings.respectRetryAfter() ? classification.serverWait() : null;
-            Duration wait = RetryEngine.this.backOff.waitBefore(retry, serverWait, this.previous);
-            this.previous = wait;
-            if (this.deadline != null && !this.deadline.fits(wait, RetryEngine.this.time.nanoTime())) {
-                throw new WaitEnded(RetriesExhaustedException.beforeCallTimeout(this.client, this.model, retry,
-                        lastFailure(failure), wait, this.deadline.callTimeout(), failure.getFailure(),
-                        failure.getRequestId()));
-            }
-            notifyListener(
-                    () -> RetryEngine.this.listener.onRetry(this.client, this.model, classification, wait, retry));
-            if (logger.isDebugEnabled()) {
-                String status = (classification.status() != 0) ? "HTTP " + classification.status() : "an I/O error";
-                String why = (serverWait != null) ? "the server asked for " + serverWait : "back-off";
-                String requestId = (failure.getRequestId() != null) ? ", request id " + failure.getRequestId() : "";
-                logger.debug(LogText.escape("Client '" + this.client + "', model '" + this.model + "': retry " + retry
-                        + " of " + RetryEngine.this.settings.maxRetries() + " after " + status + " ("
-                        + classification.outcome().metricTag() + requestId + ") in " + wait + " (" + why + ")"));
-            }
-            try {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new InterruptedException();
-                }
-                RetryEngine.this.time.sleep(wait);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                InterruptedIOException interrupted = new InterruptedIOException(
-                        "Interrupted while waiting to retry " + getName());
-                interrupted.initCause(failure.getFailure());
-                throw new WaitEnded(interrupted);
-            }
-            return 0;
-        }
-
-        /** What the call fails with when the template stopped retrying. */
-        RuntimeException giveUp(RetryException stopped) throws IOException {
-            Throwable last = stopped.getLastException();
-            if (last == null) {
-                last = stopped.getCause();
-            }
-            if (!(last instanceof RetryableResponseException retryable)) {
-                // not ours to retry: let it through as the attempt threw it
-                if (last instanceof IOException ex) {
-                    throw ex;
-                }
-                if (last instanceof Error error) {
-                    throw error;
-                }
-                return (last instanceof RuntimeException ex) ? ex : new IllegalStateException(last);
-            }
-            Classification classification = retryable.getClassification();
-            Duration serverWait = classification.serverWait();
-            if (this.failures <= RetryEngine.this.settings.maxRetries() && serverWait != null
-                    && isTooLong(serverWait)) {
-                return new RetryAfterTooLongException(this.client, this.model, serverWait, this.maxRetryAfter,
-                        classification.status(), retryable.getFailure(), retryable.getRequestId());
-            }
-            return new RetriesExhaustedException(this.client, this.model, this.failures, lastFailure(retryable),
-                    serverWait, retryable.getFailure(), retryable.getRequestId());
-        }
-
-        private boolean isTooLong(@Nullable Duration serverWait) {
-            return RetryEngine.this.settings.respectRetryAfter() && serverWait != null
-                    && serverWait.compareTo(this.maxRetryAfter) > 0;
-        }
+        CompletableFuture<T> start(int retryCount);
 
     }
 
@@ -384,7 +291,7 @@ public final class RetryEngine {
      * Ends the retries while waiting: the wait would outlast the call, or was
      * interrupted.
      */
-    private static final class WaitEnded extends RuntimeException {
+    static final class WaitEnded extends RuntimeException {
 
         private final transient Exception failure;
 
