@@ -19,6 +19,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -163,6 +164,17 @@ class SampleApplicationTests {
         Object address = connector.getProperty("address");
         assertThat(address).isInstanceOf(InetAddress.class);
         assertThat(((InetAddress) address).isLoopbackAddress()).isTrue();
+    }
+
+    @Test
+    void streamAnswersThroughTheThrottledWebClient() {
+        String events = client().get()
+            .uri("/api/stream?q={q}", "What is a token bucket?")
+            .accept(MediaType.TEXT_EVENT_STREAM)
+            .retrieve()
+            .body(String.class);
+        assertThat(events).startsWith("data:");
+        assertThat(events.lines().filter((line) -> line.startsWith("data:")).count()).isGreaterThan(1);
     }
 
     @Test
