@@ -1,15 +1,9 @@
 package io.github.llmthrottle.autoconfigure;
 
-import java.util.Map;
-
 import io.github.llmthrottle.restclient.ThrottledRestClientFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
@@ -47,25 +41,8 @@ final class ThrottledRestClientsRegistrar implements ImportBeanDefinitionRegistr
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         Assert.state(this.environment != null, "Environment is required");
-        Map<String, ClientProperties> clients = Binder.get(this.environment)
-            .bind("llm.throttle.clients", Bindable.mapOf(String.class, ClientProperties.class))
-            .orElse(Map.of());
-        for (String name : clients.keySet()) {
-            String beanName = name + BEAN_NAME_SUFFIX;
-            if (registry.containsBeanDefinition(beanName)) {
-                continue;
-            }
-            RootBeanDefinition definition = new RootBeanDefinition(ThrottledRestClientsRegistrar.class);
-            definition.setFactoryMethodName(FACTORY_METHOD);
-            definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
-            definition.setAutowireMode(AbstractBeanDefinition.AUTOWIRE_CONSTRUCTOR);
-            definition.setTargetType(RestClient.class);
-            definition.setDescription("Throttled RestClient of llm-throttle client '" + name + "'");
-            // a fallback: injected by name or qualifier, or by type when it is the only
-            // RestClient, but never making the application's own RestClient ambiguous
-            definition.setFallback(true);
-            registry.registerBeanDefinition(beanName, definition);
-        }
+        ClientBeanDefinitions.register(this.environment, registry, BEAN_NAME_SUFFIX,
+                ThrottledRestClientsRegistrar.class, FACTORY_METHOD, RestClient.class);
     }
 
     /**

@@ -1,16 +1,10 @@
 package io.github.llmthrottle.webclient.autoconfigure;
 
-import java.util.Map;
-
-import io.github.llmthrottle.autoconfigure.ClientProperties;
+import io.github.llmthrottle.autoconfigure.ClientBeanDefinitions;
 import io.github.llmthrottle.webclient.ThrottledWebClientFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
@@ -42,23 +36,8 @@ final class ThrottledWebClientsRegistrar implements ImportBeanDefinitionRegistra
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         Assert.state(this.environment != null, "Environment is required");
-        Map<String, ClientProperties> clients = Binder.get(this.environment)
-            .bind("llm.throttle.clients", Bindable.mapOf(String.class, ClientProperties.class))
-            .orElse(Map.of());
-        for (String name : clients.keySet()) {
-            String beanName = name + BEAN_NAME_SUFFIX;
-            if (registry.containsBeanDefinition(beanName)) {
-                continue;
-            }
-            RootBeanDefinition definition = new RootBeanDefinition(ThrottledWebClientsRegistrar.class);
-            definition.setFactoryMethodName(FACTORY_METHOD);
-            definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
-            definition.setAutowireMode(AbstractBeanDefinition.AUTOWIRE_CONSTRUCTOR);
-            definition.setTargetType(WebClient.class);
-            definition.setDescription("Throttled WebClient of llm-throttle client '" + name + "'");
-            definition.setFallback(true);
-            registry.registerBeanDefinition(beanName, definition);
-        }
+        ClientBeanDefinitions.register(this.environment, registry, BEAN_NAME_SUFFIX, ThrottledWebClientsRegistrar.class,
+                FACTORY_METHOD, WebClient.class);
     }
 
     /**
