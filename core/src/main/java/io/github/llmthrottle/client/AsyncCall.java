@@ -10,7 +10,6 @@ import java.util.function.Function;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
-import io.github.llmthrottle.provider.EndpointClass;
 import io.github.llmthrottle.retry.Cancellation;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.ModelCircuit;
@@ -61,33 +60,6 @@ final class AsyncCall<R extends ProviderResponse> {
             }
 
         });
-    }
-
-    /**
-     * Starts a call of {@link ThrottledClient#exchangeAsync}: a model call through the
-     * pipeline, anything else sent once, untouched.
-     * @param <R> the adapter's response type
-     * @param pipeline what every call of the client shares
-     * @param models the client's models by name, created on first use
-     * @param observations where calls and attempts are observed
-     * @param request the request
-     * @param exchange sends the request once per attempt
-     * @return the final response, or the failure
-     */
-    static <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> start(ClientPipeline pipeline,
-            Function<String, ThrottledModel> models, LlmThrottleObservations observations, ProviderRequest request,
-            AsyncProviderExchange<R> exchange) {
-        if (pipeline.settings().provider().classify(request.uri()) != EndpointClass.MODEL_CALL) {
-            return exchange.execute().thenApply(ThrottledResponse::unsettled);
-        }
-        CallContext context;
-        try {
-            context = CallContext.of(pipeline, models, request);
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
-        return new AsyncCall<>(context, observations, exchange).run();
     }
 
     /**
