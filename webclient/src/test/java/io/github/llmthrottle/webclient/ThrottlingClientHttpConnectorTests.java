@@ -1,12 +1,20 @@
 package io.github.llmthrottle.webclient;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
+import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.limit.LimiterState;
 import io.github.llmthrottle.time.FakeClock;
 import io.github.llmthrottle.time.TimeSource;
 import io.micrometer.observation.Observation;
@@ -14,11 +22,14 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -31,10 +42,13 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The throttling connector around a delegate whose responses the test writes: the
- * observations of a call nest between the {@code WebClient}'s and the delegate's.
+ * observations of a call nest between the {@code WebClient}'s and the delegate's, and a
+ * stream nobody reads is cancelled when it expires idle, its reader told why, nothing
+ * left taken.
  */
 class ThrottlingClientHttpConnectorTests {
 
@@ -47,6 +61,12 @@ class ThrottlingClientHttpConnectorTests {
     private static final String MESSAGE = """
             {"id":"msg_1","type":"message","content":[{"type":"text","text":"Hi"}],\
             "usage":{"input_tokens":12,"output_tokens":40}}""";
+
+    private static final String MESSAGE_START = """
+            event: message_start
+            data: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}
+
+            """;
 
     private final FakeClock clock = FakeClock.at("2026-03-02T09:00:00Z");
 
@@ -94,6 +114,50 @@ class ThrottlingClientHttpConnectorTests {
         });
     }
 
+    @Test
+    void aStreamLeftIdleLongerThanTheReadTimeoutIsCancelledAndItsReaderToldWhy() {
+        AtomicBoolean bodyCancelled = new AtomicBoolean();
+        ScriptedConnector delegate = new ScriptedConnector(this.observations, () -> {
+            MockClientHttpResponse response = new MockClientHttpResponse(HttpStatus.OK);
+            response.getHeaders().setContentType(MediaType.TEXT_EVENT_STREAM);
+            // one event, then a provider that sends nothing more
+            response.setBody(Flux.concat(Mono.fromSupplier(() -> chunk(MESSAGE_START)), Flux.<DataBuffer>never())
+                .doOnCancel(() -> bodyCancelled.set(true)));
+            return response;
+        });
+        this.runner.run((context) -> {
+            ThrottledClient client = context.getBean(LlmThrottleRegistry.class).getClient("anthropic");
+            assertThat(client).isNotNull();
+            List<String> events = new CopyOnWriteArrayList<>();
+            CompletableFuture<List<String>> read = messages(webClient(context, delegate), true).retrieve()
+                .bodyToFlux(String.class)
+                .doOnNext(events::add)
+                .collectList()
+                .toFuture();
+            await().atMost(TIMEOUT).until(() -> !events.isEmpty());
+            LimiterState reading = client.model(MODEL).getLimiter().state();
+            assertThat(reading.inFlight()).isOne();
+            assertThat(client.expireIdleStreams()).isZero();
+            this.clock.advance(Duration.ofSeconds(6));
+            // the application's reaper may end it first, on the same clock
+            await().atMost(TIMEOUT).until(() -> {
+                client.expireIdleStreams();
+                return read.isDone();
+            });
+            Throwable failure = read.handle((list, ex) -> ex).join();
+            assertThat(failure).hasRootCauseInstanceOf(TimeoutException.class)
+                .rootCause()
+                .hasMessageContaining("went idle for 6 s");
+            assertThat(bodyCancelled).isTrue();
+            LimiterState after = client.model(MODEL).getLimiter().state();
+            assertThat(after.inFlight()).isZero();
+            // the 1,000 output tokens reserved came back: the stream counted 1
+            assertThat(after.available().outputTokens()).isGreaterThanOrEqualTo(9_999);
+            assertThat(client.model(MODEL).getTotals().snapshot().calls()).isOne();
+            assertThat(client.expireIdleStreams()).isZero();
+        });
+    }
+
     private static WebClient webClient(ApplicationContext context, ClientHttpConnector delegate) {
         LlmThrottleRegistry registry = context.getBean(LlmThrottleRegistry.class);
         return WebClient.builder()
@@ -110,6 +174,10 @@ class ThrottlingClientHttpConnectorTests {
             .accept(stream ? MediaType.TEXT_EVENT_STREAM : MediaType.APPLICATION_JSON)
             .bodyValue("{\"model\":\"" + MODEL + "\",\"max_tokens\":1000,\"stream\":" + stream
                     + ",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello\"}]}");
+    }
+
+    private static DataBuffer chunk(String text) {
+        return DefaultDataBufferFactory.sharedInstance.wrap(text.getBytes(StandardCharsets.UTF_8));
     }
 
     /**
