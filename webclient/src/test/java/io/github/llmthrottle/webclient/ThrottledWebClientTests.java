@@ -35,6 +35,7 @@ import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpC
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -174,6 +175,22 @@ class ThrottledWebClientTests {
             ThrottledClient.ThrottledModel model = model(context.getBean(LlmThrottleRegistry.class));
             assertThat(model.getTotals().snapshot().calls()).isOne();
             assertThat(otherHost.simulator().stats().attempts()).isOne();
+        });
+    }
+
+    @Test
+    void aWebClientBuiltWithoutBootsBuilderIsThrottledOnlyWithTheConnectorBean() {
+        this.runner.run((context) -> {
+            ClientHttpConnector connector = context.getBean(ClientHttpConnector.class);
+            assertThat(connector).isInstanceOf(ThrottlingClientHttpConnector.class);
+            WebClient plain = WebClient.builder().baseUrl(simulator.baseUrl()).build();
+            WebClient optedIn = WebClient.builder().baseUrl(simulator.baseUrl()).clientConnector(connector).build();
+            ThrottledClient.ThrottledModel model = model(context.getBean(LlmThrottleRegistry.class));
+            messages(plain, 100, false).header("x-api-key", "test-key").retrieve().toBodilessEntity().block(TIMEOUT);
+            assertThat(model.getTotals().snapshot().calls()).isZero();
+            messages(optedIn, 100, false).header("x-api-key", "test-key").retrieve().toBodilessEntity().block(TIMEOUT);
+            assertThat(model.getTotals().snapshot().calls()).isOne();
+            assertThat(simulator.simulator().stats(MODEL).attempts()).isEqualTo(2);
         });
     }
 
