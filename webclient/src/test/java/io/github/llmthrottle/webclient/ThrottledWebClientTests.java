@@ -11,7 +11,7 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.ThrottleContextAccessor;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.AdmissionRecorder;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
@@ -24,7 +24,6 @@ import io.github.llmthrottle.test.ModelLimits;
 import io.github.llmthrottle.time.FakeClock;
 import io.github.llmthrottle.time.TimeSource;
 import io.github.llmthrottle.webclient.autoconfigure.LlmThrottleWebClientAutoConfiguration;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
@@ -235,33 +234,6 @@ class ThrottledWebClientTests {
     private static String body(int maxTokens, boolean stream) {
         return "{\"model\":\"" + MODEL + "\",\"max_tokens\":" + maxTokens + ",\"stream\":" + stream
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello\"}]}";
-    }
-
-    private static final class AdmissionRecorder implements ThrottleObserver {
-
-        private final List<String> admitted;
-
-        private final @Nullable String tenant;
-
-        AdmissionRecorder(List<String> admitted) {
-            this(admitted, null);
-        }
-
-        private AdmissionRecorder(List<String> admitted, @Nullable String tenant) {
-            this.admitted = admitted;
-            this.tenant = tenant;
-        }
-
-        @Override
-        public ThrottleObserver forCall(Caller caller) {
-            return new AdmissionRecorder(this.admitted, caller.tenant());
-        }
-
-        @Override
-        public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-            this.admitted.add(priority + "/" + this.tenant);
-        }
-
     }
 
 }
