@@ -56,7 +56,8 @@ record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest 
         long startNanos = pipeline.time().nanoTime();
         CallDeadline deadline = (request.callTimeout() != null) ? CallDeadline.of(request.callTimeout(), startNanos)
                 : null;
-        LlmRequest llmRequest = pipeline.requestReader().read(request.body());
+        LlmRequest llmRequest = pipeline.requestReader()
+            .read(request.body(), pipeline.settings().provider().streamsByDefault(request.uri()));
         boolean streaming = request.streaming() || llmRequest.stream();
         String modelName = modelOf(pipeline.settings(), llmRequest, request.caller());
         ThrottledModel model = models.apply(modelName);
