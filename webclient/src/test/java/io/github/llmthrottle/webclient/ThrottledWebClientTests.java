@@ -99,11 +99,7 @@ class ThrottledWebClientTests {
             String answer = messages(client, 1000, false).retrieve().bodyToMono(String.class).block(TIMEOUT);
             assertThat(answer).contains("\"usage\"");
             ThrottledClient.ThrottledModel model = model(context.getBean(LlmThrottleRegistry.class));
-            ModelTotals.Snapshot totals = model.getTotals().snapshot();
-            assertThat(totals.succeeded()).isOne();
-            assertThat(totals.outputTokens()).isEqualTo(40);
-            assertThat(totals.inputTokens()).isPositive();
-            assertThat(model.getLimiter().state().inFlight()).isZero();
+            assertSettledOnce(model);
         });
     }
 
@@ -146,11 +142,7 @@ class ThrottledWebClientTests {
                 .block(TIMEOUT);
             assertThat(answer).contains("\"done\":true").contains("\"eval_count\":40");
             ThrottledClient.ThrottledModel model = ollamaModel(context.getBean(LlmThrottleRegistry.class));
-            ModelTotals.Snapshot totals = model.getTotals().snapshot();
-            assertThat(totals.succeeded()).isOne();
-            assertThat(totals.outputTokens()).isEqualTo(40);
-            assertThat(totals.inputTokens()).isPositive();
-            assertThat(model.getLimiter().state().inFlight()).isZero();
+            assertSettledOnce(model);
         });
     }
 
@@ -250,6 +242,15 @@ class ThrottledWebClientTests {
     private ApplicationContextRunner ollamaRunner() {
         return this.runner.withPropertyValues("llm.throttle.clients.ollama.provider=ollama",
                 "llm.throttle.clients.ollama.base-url=" + otherHost.baseUrl());
+    }
+
+    /** One call succeeded, settled from the simulator's usage, its slot given back. */
+    private static void assertSettledOnce(ThrottledClient.ThrottledModel model) {
+        ModelTotals.Snapshot totals = model.getTotals().snapshot();
+        assertThat(totals.succeeded()).isOne();
+        assertThat(totals.outputTokens()).isEqualTo(40);
+        assertThat(totals.inputTokens()).isPositive();
+        assertThat(model.getLimiter().state().inFlight()).isZero();
     }
 
     private static ThrottledClient.ThrottledModel ollamaModel(LlmThrottleRegistry registry) {
