@@ -93,6 +93,14 @@ class UsageReaderTests {
     }
 
     @Test
+    void ollamaGenerateAnswerCountsTooWhateverItsResponseAndContext() {
+        assertThat(read("""
+                {"model":"llama3.2","response":"The sky is blue.","done":true,"context":[1,2,3],
+                 "prompt_eval_count":5,"eval_count":7}
+                """)).isEqualTo(new Usage(5, 7));
+    }
+
+    @Test
     void ollamaEmbeddingCountsItsInputOnly() {
         assertThat(read("""
                 {"model":"all-minilm","embeddings":[[0.1,0.2]],"total_duration":14143917,"prompt_eval_count":8}
