@@ -127,8 +127,10 @@ public enum EndpointClass {
      * @return whether its answer streams by default
      */
     public static boolean streamsByDefault(ProviderDialect dialect, @Nullable String path) {
-        return dialect == ProviderDialect.OLLAMA
-                && endsWithAny(withoutTrailingSlashes((path != null) ? path : ""), OLLAMA_STREAMING_CALLS);
+        return switch (dialect) {
+            case OLLAMA -> endsWithAny(withoutTrailingSlashes((path != null) ? path : ""), OLLAMA_STREAMING_CALLS);
+            case ANTHROPIC, OPENAI, GENERIC -> false;
+        };
     }
 
     private static EndpointClass anthropic(String path) {
