@@ -320,8 +320,8 @@ public class LlmThrottleEndpoint {
     /**
      * One client: its provider and the models it has seen.
      *
-     * @param provider the wire dialect ({@code anthropic}, {@code openai} or
-     * {@code generic})
+     * @param provider the wire dialect ({@code anthropic}, {@code openai}, {@code ollama}
+     * or {@code generic})
      * @param models the models by name
      */
     public record ClientDescriptor(String provider, Map<String, ModelStateDescriptor> models) {

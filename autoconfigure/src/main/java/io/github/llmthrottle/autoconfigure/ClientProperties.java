@@ -16,7 +16,8 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 public class ClientProperties extends TokenQuotaProperties {
 
     /**
-     * Wire dialect of the provider: anthropic, openai (OpenAI-compatible) or generic.
+     * Wire dialect of the provider: anthropic, openai (OpenAI-compatible), ollama
+     * (Ollama's own API) or generic.
      */
     private ProviderDialect provider = ProviderDialect.GENERIC;
 
@@ -26,8 +27,8 @@ public class ClientProperties extends TokenQuotaProperties {
     private @Nullable String baseUrl;
 
     /**
-     * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai, generic).
-     * Never logged or exposed.
+     * API key, sent as x-api-key (anthropic) or Authorization: Bearer (openai, ollama,
+     * generic); optional for ollama. Never logged or exposed.
      */
     private @Nullable String apiKey;
 

@@ -31,11 +31,12 @@ import org.jspecify.annotations.Nullable;
  * streamed call's start to its first chunk, with the same boundaries.
  * </ul>
  * All carry {@code gen_ai.operation.name} ({@code chat}), {@code gen_ai.provider.name}
- * (the client's dialect: {@code anthropic}, {@code openai}, or {@code _OTHER} for a
- * generic one) and {@code gen_ai.request.model}. Every meter of a name has the same tag
- * keys, as Prometheus requires: {@code error.type} is the empty string when the call
- * succeeded, which Prometheus reads as no label at all, exactly as the conventions want
- * it. Configured models get their meters at startup.
+ * (the client's dialect: {@code anthropic}, {@code openai}, or {@code _OTHER} for an
+ * Ollama or a generic one, which the conventions do not name) and
+ * {@code gen_ai.request.model}. Every meter of a name has the same tag keys, as
+ * Prometheus requires: {@code error.type} is the empty string when the call succeeded,
+ * which Prometheus reads as no label at all, exactly as the conventions want it.
+ * Configured models get their meters at startup.
  * <p>
  * Spring AI's chat model observations publish a {@code gen_ai.client.token.usage} of
  * their own (a counter with other tags); both cannot live under one name in Prometheus,

@@ -8,6 +8,7 @@ import java.util.Objects;
 import io.github.llmthrottle.client.CountTokensSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottleSettings;
+import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.limit.LimiterRegistry;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.restclient.ThrottlingInterceptor;
@@ -85,6 +86,18 @@ class LlmThrottleAutoConfigurationTests {
                 assertThat(context).hasBean("openaiRestClient");
                 assertThat(context.getBeansOfType(RestClient.class)).hasSize(2);
             });
+    }
+
+    @Test
+    void anOllamaClientNeedsNeitherABaseUrlNorAnApiKey() {
+        this.runner.withPropertyValues("llm.throttle.clients.local.provider=ollama").run((context) -> {
+            assertThat(context).hasNotFailed();
+            ThrottledClient client = context.getBean(LlmThrottleRegistry.class).getClient("local");
+            assertThat(client.getSettings().provider()).isEqualTo(ProviderDialect.OLLAMA);
+            assertThat(client.getSettings().baseUrl()).hasToString("http://localhost:11434");
+            assertThat(client.getSettings().apiKey()).isNull();
+            assertThat(context).hasBean("localRestClient");
+        });
     }
 
     @Test

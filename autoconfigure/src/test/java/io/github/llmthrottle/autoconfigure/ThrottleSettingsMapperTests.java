@@ -36,7 +36,8 @@ class ThrottleSettingsMapperTests {
     @Test
     void unsetPropertiesMapOntoTheSettingsDefaults() {
         assertThat(ThrottleSettingsMapper.map(this.properties)).isEqualTo(ThrottleSettings.DEFAULTS);
-        for (ProviderDialect dialect : List.of(ProviderDialect.ANTHROPIC, ProviderDialect.OPENAI)) {
+        for (ProviderDialect dialect : List.of(ProviderDialect.ANTHROPIC, ProviderDialect.OPENAI,
+                ProviderDialect.OLLAMA)) {
             assertThat(client("a", dialect)).isEqualTo(ClientSettings.defaults("a", dialect, dialect.defaultBaseUrl()));
         }
         assertThat(client("a", ProviderDialect.ANTHROPIC).retry()).isEqualTo(RetrySettings.DEFAULTS);
@@ -133,6 +134,8 @@ class ThrottleSettingsMapperTests {
     void eachDialectGivesItsBaseUrlAndHeadersUnlessConfigured() {
         assertThat(client("a", ProviderDialect.ANTHROPIC).baseUrl()).hasToString("https://api.anthropic.com");
         assertThat(client("a", ProviderDialect.OPENAI).baseUrl()).hasToString("https://api.openai.com/v1");
+        assertThat(client("a", ProviderDialect.OLLAMA).baseUrl()).hasToString("http://localhost:11434");
+        assertThat(client("a", ProviderDialect.OLLAMA).defaultHeaders()).isEmpty();
         assertThat(client("a", ProviderDialect.ANTHROPIC).defaultHeaders())
             .containsExactly(Map.entry("anthropic-version", "2023-06-01"));
         ClientProperties client = addClient("b", ProviderDialect.GENERIC);

@@ -172,7 +172,8 @@ record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest 
 
         static Read of(ClientPipeline pipeline, ProviderRequest request) {
             long startNanos = pipeline.time().nanoTime();
-            LlmRequest llmRequest = pipeline.requestReader().read(request.body());
+            LlmRequest llmRequest = pipeline.requestReader()
+                .read(request.body(), pipeline.settings().provider().streamsByDefault(request.uri()));
             String modelName = modelOf(pipeline.settings(), llmRequest, request.caller());
             return new Read(pipeline, request, startNanos, llmRequest, modelName,
                     pipeline.estimator().estimateInputTokens(modelName, llmRequest));

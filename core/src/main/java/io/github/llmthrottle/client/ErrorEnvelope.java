@@ -9,8 +9,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The error envelopes a provider may send inside a 200 event stream, read from one
- * {@code data:} line: Anthropic's {@code error} event, OpenAI's error chunk, the
- * Responses API's {@code error} and {@code response.failed} events.
+ * {@code data:} line (or one line of an NDJSON stream): Anthropic's {@code error} event,
+ * OpenAI's error chunk, the Responses API's {@code error} and {@code response.failed}
+ * events, Ollama's {@code {"error": "..."}}.
  */
 final class ErrorEnvelope {
 

@@ -9,11 +9,13 @@ import io.github.llmthrottle.provider.UsageReader;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads a server-sent event stream byte by byte, as its caller reads it, for what the
- * stream says about its call: its usage (Anthropic {@code message_start} and the
- * cumulative {@code message_delta}, OpenAI's final usage chunk, the Responses API's
- * {@code response.completed}), an error inside the 200 stream ({@link ErrorEnvelope}) and
- * whether the provider's final event came. Keeps one line at a time, never the stream.
+ * Reads a server-sent event stream, or a newline-delimited JSON one (Ollama's, one JSON
+ * object a line), byte by byte, as its caller reads it, for what the stream says about
+ * its call: its usage (Anthropic {@code message_start} and the cumulative
+ * {@code message_delta}, OpenAI's final usage chunk, the Responses API's
+ * {@code response.completed}, the counts of Ollama's last line), an error inside the 200
+ * stream ({@link ErrorEnvelope}) and whether the provider's final event (Ollama's
+ * {@code "done": true} line) came. Keeps one line at a time, never the stream.
  */
 final class EventStreamScanner {
 
@@ -35,6 +37,11 @@ final class EventStreamScanner {
     private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
 
     private static final byte[] USAGE_KEY = "\"usage\"".getBytes(StandardCharsets.US_ASCII);
+
+    /** The end of Ollama's {@code prompt_eval_count} and {@code eval_count} keys. */
+    private static final byte[] EVAL_COUNT_KEY = "eval_count\"".getBytes(StandardCharsets.US_ASCII);
+
+    private static final byte[] DONE_KEY = "\"done\"".getBytes(StandardCharsets.US_ASCII);
 
     private final UsageReader usageReader;
 
@@ -90,6 +97,17 @@ final class EventStreamScanner {
     }
 
     /**
+     * The stream ended: a last line without its line feed is read as a whole one.
+     */
+    void finish() {
+        if (this.length > 0 && !this.overlong) {
+            onLine(this.line, this.length);
+        }
+        this.length = 0;
+        this.overlong = false;
+    }
+
+    /**
      * The stream's usage so far: its input side as last reported, its most output tokens.
      * @return the usage, or {@code null} when no event reported any
      */
@@ -125,6 +143,12 @@ final class EventStreamScanner {
         if (length < 5) {
             return;
         }
+        if (line[0] == '{') {
+            // a line of newline-delimited JSON, which ends with its "done": true line
+            onJson(line, 0, length);
+            this.answered |= indexOf(line, 0, length, DONE_KEY) >= 0 && this.usageReader.isDone(line, 0, length);
+            return;
+        }
         if (startsWith(line, length, "event:")) {
             if (this.errorType == null && isErrorEvent(line, length)) {
                 this.errorType = "error";
@@ -142,19 +166,25 @@ final class EventStreamScanner {
             this.answered = true;
             return;
         }
-        if (size <= 0 || line[offset] != '{') {
-            return;
+        if (size > 0 && line[offset] == '{') {
+            onJson(line, offset, length);
         }
+    }
+
+    /**
+     * A JSON object, from {@code offset} to {@code length}: an event's data or a line.
+     */
+    private void onJson(byte[] line, int offset, int length) {
+        int size = length - offset;
         // Most events are content deltas: look at the bytes, and decode only what may be
-        // an
-        // error envelope (text that merely says "error" is content).
+        // an error envelope (text that merely says "error" is content).
         if (indexOf(line, offset, length, ERROR_KEY) >= 0) {
             String type = ErrorEnvelope.typeOf(line, offset, size);
             if (type != null) {
                 this.errorType = type;
             }
         }
-        if (indexOf(line, offset, length, USAGE_KEY) >= 0) {
+        if (indexOf(line, offset, length, USAGE_KEY) >= 0 || indexOf(line, offset, length, EVAL_COUNT_KEY) >= 0) {
             Usage usage = this.usageReader.read(line, offset, size);
             if (usage != null) {
                 // Anthropic's message_delta usage is cumulative and may omit input tokens

@@ -16,8 +16,8 @@ import io.github.llmthrottle.provider.UsageReader;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The body of a streamed (server-sent events) response, passed to the caller as it
- * arrives, never buffered, while an {@link EventStreamScanner} watches its events for
+ * The body of a streamed (server-sent events or NDJSON) response, passed to the caller as
+ * it arrives, never buffered, while an {@link EventStreamScanner} watches its events for
  * usage and for an error inside the 200 stream. Works on any HTTP library's body stream.
  * When the first bytes reach the caller, that is reported once (the time to first chunk);
  * when the caller reaches the end or closes the body (or the response), or the client
@@ -118,7 +118,7 @@ final class StreamSettlement {
      * ended complete.
      */
     void completed() {
-        end(true);
+        readToEnd();
     }
 
     /** Whether the stream has ended (read to its end, closed, or expired). */
@@ -183,6 +183,14 @@ final class StreamSettlement {
         return expired;
     }
 
+    /** The caller read the whole body: a last line without its line feed counts too. */
+    private void readToEnd() {
+        if (!this.ended.get()) {
+            this.scanner.finish();
+        }
+        end(true);
+    }
+
     private void end(boolean complete) {
         if (this.ended.compareAndSet(false, true)) {
             Set<StreamSettlement> open = this.open;
@@ -223,7 +231,7 @@ final class StreamSettlement {
             StreamSettlement.this.lastActivity = StreamSettlement.this.clock.getAsLong();
             int b = super.read();
             if (b < 0) {
-                end(true);
+                readToEnd();
             }
             else {
                 onBytes();
@@ -237,7 +245,7 @@ final class StreamSettlement {
             StreamSettlement.this.lastActivity = StreamSettlement.this.clock.getAsLong();
             int n = super.read(buffer, offset, length);
             if (n < 0) {
-                end(true);
+                readToEnd();
             }
             else if (n > 0) {
                 onBytes();

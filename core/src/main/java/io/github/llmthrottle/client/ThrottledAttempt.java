@@ -34,8 +34,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ThrottledAttempt<R extends ProviderResponse> {
 
-    private static final String EVENT_STREAM = "text/event-stream";
-
     private final ThrottledCall<R> call;
 
     private final CallContext context;
@@ -162,7 +160,7 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         tokens.answered();
         this.rateLimits = RateLimitHeaders.parse(this.context.pipeline().settings().provider(), headers,
                 this.context.pipeline().time().instant());
-        if (this.context.streaming() || EVENT_STREAM.equals(headers.mediaType())) {
+        if (this.context.streaming() || headers.isStream()) {
             // written before the answer: the provider still counts what the call
             // reserved, as the buckets here do until the stream ends
             tokens.calibrate(this.rateLimits);
@@ -247,9 +245,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
     }
 
     /**
-     * A 2xx stream: passed through as it arrives; its attempt ends (for the events and
-     * the circuit, whose permission it takes along) when the stream does, as what its
-     * error event says if it has one.
+     * A 2xx stream (of events, or Ollama's NDJSON): passed through as it arrives; its
+     * attempt ends (for the events and the circuit, whose permission it takes along) when
+     * the stream does, as what its error event says if it has one.
      */
     private ThrottledResponse<R> stream(R response, int status, Headers headers, AttemptTokens tokens) {
         this.handedOver = true;

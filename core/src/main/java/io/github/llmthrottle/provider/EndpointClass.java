@@ -35,15 +35,24 @@ import org.jspecify.annotations.Nullable;
  * <td>none</td>
  * </tr>
  * <tr>
+ * <td>{@code OLLAMA}</td>
+ * <td>{@code /api/chat}, {@code /api/generate}, {@code /api/embed},
+ * {@code /api/embeddings}</td>
+ * <td>none</td>
+ * </tr>
+ * <tr>
  * <td>{@code GENERIC}</td>
  * <td>every path</td>
  * <td>none</td>
  * </tr>
  * </table>
- * Every other path of the first two dialects is {@link #PASS_THROUGH}: for example
- * Anthropic's {@code /v1/messages/batches}, {@code /v1/files}, {@code /v1/models}, and
+ * Every other path of the first three dialects is {@link #PASS_THROUGH}: for example
+ * Anthropic's {@code /v1/messages/batches}, {@code /v1/files}, {@code /v1/models},
  * OpenAI's {@code /batches}, {@code /files/ID/content}, {@code /uploads},
- * {@code /models}, {@code /responses/ID}.
+ * {@code /models}, {@code /responses/ID}, and Ollama's model management
+ * ({@code /api/tags}, {@code /api/show}, {@code /api/ps}, {@code /api/version},
+ * {@code /api/pull}, {@code /api/push}, {@code /api/create}, {@code /api/copy},
+ * {@code /api/delete}).
  */
 public enum EndpointClass {
 
@@ -77,6 +86,12 @@ public enum EndpointClass {
     /** OpenAI paths whose last segment names the operation: {@code /images/*}. */
     private static final List<String> OPENAI_MODEL_CALL_FAMILIES = List.of("images", "audio");
 
+    private static final List<String> OLLAMA_MODEL_CALLS = List.of("/api/chat", "/api/generate", "/api/embed",
+            "/api/embeddings");
+
+    /** Ollama's endpoints that stream unless the request sets {@code "stream": false}. */
+    private static final List<String> OLLAMA_STREAMING_CALLS = List.of("/api/chat", "/api/generate");
+
     /**
      * The class of a request to {@code uri} in {@code dialect}.
      * @param dialect the dialect of the client the request is addressed to
@@ -98,7 +113,23 @@ public enum EndpointClass {
         return switch (dialect) {
             case ANTHROPIC -> anthropic(normalized);
             case OPENAI -> openAi(normalized);
+            case OLLAMA -> endsWithAny(normalized, OLLAMA_MODEL_CALLS) ? MODEL_CALL : PASS_THROUGH;
             case GENERIC -> MODEL_CALL;
+        };
+    }
+
+    /**
+     * Whether a request to {@code path} in {@code dialect} whose body does not say
+     * whether it streams is answered with a stream: Ollama's {@code /api/chat} and
+     * {@code /api/generate}; no endpoint of the other dialects.
+     * @param dialect the dialect of the client the request is addressed to
+     * @param path the request's path, without its query ({@code null} counts as empty)
+     * @return whether its answer streams by default
+     */
+    public static boolean streamsByDefault(ProviderDialect dialect, @Nullable String path) {
+        return switch (dialect) {
+            case OLLAMA -> endsWithAny(withoutTrailingSlashes((path != null) ? path : ""), OLLAMA_STREAMING_CALLS);
+            case ANTHROPIC, OPENAI, GENERIC -> false;
         };
     }
 

@@ -53,6 +53,17 @@ public interface Headers {
     }
 
     /**
+     * Whether the body is a stream the provider writes as it generates: server-sent
+     * events ({@code text/event-stream}) or newline-delimited JSON
+     * ({@code application/x-ndjson}, Ollama's).
+     * @return whether the {@code Content-Type} is one of a stream
+     */
+    default boolean isStream() {
+        String type = mediaType();
+        return "text/event-stream".equals(type) || "application/x-ndjson".equals(type);
+    }
+
+    /**
      * The {@code Content-Length} header.
      * @return the length in bytes, or {@code -1} when absent or not a number
      */

@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
  * documents cost.
  *
  * @param model the {@code model} field, or {@code null} when absent
- * @param maxOutputTokens {@code max_tokens} / {@code max_completion_tokens}, or
- * {@code null}
- * @param stream whether {@code stream} is true
+ * @param maxOutputTokens {@code max_tokens} / {@code max_completion_tokens} (Ollama's
+ * {@code options.num_predict}), or {@code null}
+ * @param stream whether the answer streams: {@code stream} is true, or absent where the
+ * endpoint streams by default
  * @param includeUsage whether an OpenAI stream asked for a final usage chunk
  * @param textCharacters characters of prompt text (messages, system, tools, prompt),
  * images and documents excluded

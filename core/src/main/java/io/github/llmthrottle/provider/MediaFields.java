@@ -16,14 +16,15 @@ final class MediaFields {
 
     /**
      * Whether the current string value is an image, a document or audio rather than text:
-     * OpenAI's {@code image_url}, {@code file_data} and {@code input_audio.data}, or a
-     * data URL.
+     * OpenAI's {@code image_url}, {@code file_data} and {@code input_audio.data}, a data
+     * URL, or an element of Ollama's {@code images} (base64 images).
      * @param field the name of the value's field, or {@code null} in an array
-     * @param parent the name of the field of the object holding it, or {@code null}
+     * @param parent the name of the field of the object holding it (of the array, for an
+     * element), or {@code null}
      */
     static boolean isMedia(JsonParser parser, @Nullable String field, @Nullable String parent) {
         if (field == null) {
-            return false;
+            return "images".equals(parent);
         }
         return switch (field) {
             case "data" -> "input_audio".equals(parent);

@@ -27,6 +27,15 @@ public enum ProviderDialect {
     OPENAI(URI.create("https://api.openai.com/v1"), Map.of(), AuthScheme.BEARER),
 
     /**
+     * Ollama's own API at {@code http://localhost:11434}: {@code /api/chat},
+     * {@code /api/generate} and {@code /api/embed}, answers that stream as NDJSON unless
+     * the request sets {@code "stream": false}, usage in {@code prompt_eval_count} and
+     * {@code eval_count}; the API key, when set (Ollama's cloud), as
+     * {@code Authorization: Bearer}; no rate-limit headers but the standard ones.
+     */
+    OLLAMA(URI.create("http://localhost:11434"), Map.of(), AuthScheme.BEARER),
+
+    /**
      * Any other HTTP API, at a base URL that must be configured:
      * {@code Authorization: Bearer}, and only the standard headers (Retry-After,
      * RateLimit) are read.
@@ -89,6 +98,18 @@ public enum ProviderDialect {
      */
     public EndpointClass classify(URI uri) {
         return EndpointClass.of(this, uri);
+    }
+
+    /**
+     * Whether a request to {@code uri} whose body does not say whether it streams is
+     * answered with a stream: Ollama's chat and generate endpoints stream unless the body
+     * sets {@code "stream": false}; every other endpoint answers whole unless asked.
+     * @param uri the request's URI
+     * @return whether its answer streams by default
+     * @see EndpointClass#streamsByDefault(ProviderDialect, String)
+     */
+    public boolean streamsByDefault(URI uri) {
+        return EndpointClass.streamsByDefault(this, uri.getRawPath());
     }
 
 }

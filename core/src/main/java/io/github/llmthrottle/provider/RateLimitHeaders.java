@@ -26,10 +26,11 @@ import org.jspecify.annotations.Nullable;
  * ({@code 6m0s}) or a bare number of seconds (Azure), relative to the instant the
  * response was received. The token headers fill the combined {@code tokens*} dimension.
  * Unknown suffixes such as {@code -tokens_usage_based} are ignored.</li>
- * <li>Every dialect, {@link ProviderDialect#GENERIC} in particular: the IETF
- * {@code RateLimit} / {@code RateLimit-Policy} fields (and the older
- * {@code RateLimit-Limit/-Remaining/-Reset} headers) fill the request dimension when the
- * dialect's own headers did not.</li>
+ * <li>{@link ProviderDialect#OLLAMA}: none of its own (Ollama documents none).</li>
+ * <li>Every dialect, {@link ProviderDialect#GENERIC} and {@link ProviderDialect#OLLAMA}
+ * in particular: the IETF {@code RateLimit} / {@code RateLimit-Policy} fields (and the
+ * older {@code RateLimit-Limit/-Remaining/-Reset} headers) fill the request dimension
+ * when the dialect's own headers did not.</li>
  * </ul>
  * A value of {@code -1} means unknown (Azure) and drops that dimension; a negative
  * remaining count below that (Azure's {@code -27689}) means exhausted and reads as
@@ -97,7 +98,8 @@ public final class RateLimitHeaders {
                 requests = openAi(headers, OPENAI_REQUESTS, receivedAt);
                 tokens = openAi(headers, OPENAI_TOKENS, receivedAt);
             }
-            case GENERIC -> {
+            case OLLAMA, GENERIC -> {
+                // no headers of their own
             }
         }
         if (requests.isEmpty()) {

@@ -11,13 +11,15 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads an Anthropic Messages, OpenAI Chat Completions or Responses request body in one
- * streaming pass, without building a tree: the top-level {@code model},
- * {@code max_tokens} (or {@code max_completion_tokens}, {@code max_output_tokens}),
- * {@code stream}, {@code stream_options.include_usage}, the number of characters of text
- * in the prompt fields, the estimated tokens of its images and documents, and the
- * prefixes of the prompt that Anthropic's prompt cache may hold. A body that is not JSON
- * gives {@link LlmRequest#unknown(int)}, never an exception.
+ * Reads an Anthropic Messages, OpenAI Chat Completions or Responses, or Ollama chat,
+ * generate or embed request body in one streaming pass, without building a tree: the
+ * top-level {@code model}, {@code max_tokens} (or {@code max_completion_tokens},
+ * {@code max_output_tokens}, Ollama's {@code options.num_predict}, of which a negative
+ * value sets no cap), {@code stream} (when absent, what the endpoint does by default: see
+ * {@link ProviderDialect#streamsByDefault}), {@code stream_options.include_usage}, the
+ * number of characters of text in the prompt fields, the estimated tokens of its images
+ * and documents, and the prefixes of the prompt that Anthropic's prompt cache may hold. A
+ * body that is not JSON gives {@link LlmRequest#unknown(int)}, never an exception.
  * <p>
  * Images and documents are estimated as the provider counts them, never as the characters
  * of their data or reference ({@link MediaTokens}): a base64 image by its size, a base64
@@ -39,7 +41,7 @@ public final class RequestBodyReader {
     public static final long DEFAULT_DOCUMENT_TOKENS = 3_000;
 
     private static final Set<String> PROMPT_FIELDS = Set.of("messages", "system", "tools", "prompt", "input",
-            "instructions", "tool_choice", "functions");
+            "instructions", "tool_choice", "functions", "images");
 
     private static final byte[] CACHE_CONTROL = "\"cache_control\"".getBytes(StandardCharsets.US_ASCII);
 
@@ -77,28 +79,39 @@ public final class RequestBodyReader {
     }
 
     /**
-     * Reads the request body.
+     * Reads the body of a request that does not stream unless it says so.
      * @param body the body bytes
      * @return what was found
      */
     public LlmRequest read(byte[] body) {
+        return read(body, false);
+    }
+
+    /**
+     * Reads the request body.
+     * @param body the body bytes
+     * @param streamsByDefault whether the request's answer streams when the body has no
+     * {@code stream} field (or a {@code null} one), as Ollama's chat does
+     * @return what was found
+     */
+    public LlmRequest read(byte[] body, boolean streamsByDefault) {
         if (body.length == 0 || firstNonWhitespace(body) != '{') {
             return LlmRequest.unknown(body.length);
         }
         try (JsonParser parser = this.mapper.createParser(body)) {
             // hashing every character of the prompt is for prompts that mark a prefix for
             // the provider's cache; a scan of the bytes tells whether this one does
-            return read(parser, body.length, contains(body, CACHE_CONTROL));
+            return read(parser, body.length, contains(body, CACHE_CONTROL), streamsByDefault);
         }
         catch (JacksonException ex) {
             return LlmRequest.unknown(body.length);
         }
     }
 
-    private LlmRequest read(JsonParser parser, int bodyBytes, boolean marksCache) {
+    private LlmRequest read(JsonParser parser, int bodyBytes, boolean marksCache, boolean streamsByDefault) {
         String model = null;
         Long maxTokens = null;
-        boolean stream = false;
+        boolean stream = streamsByDefault;
         boolean includeUsage = false;
         boolean promptComplete = true;
         PromptTally prompt = new PromptTally(marksCache);
@@ -112,7 +125,9 @@ public final class RequestBodyReader {
                 case "model" -> model = (value == JsonToken.VALUE_STRING) ? parser.getString() : model;
                 case "max_tokens", "max_completion_tokens", "max_output_tokens" ->
                     maxTokens = longValue(parser, value, maxTokens);
-                case "stream" -> stream = value == JsonToken.VALUE_TRUE;
+                case "stream" ->
+                    stream = (value == JsonToken.VALUE_NULL) ? streamsByDefault : value == JsonToken.VALUE_TRUE;
+                case "options" -> maxTokens = numPredict(parser, value, maxTokens);
                 case "stream_options" -> includeUsage = includeUsage(parser, value);
                 case "previous_response_id", "conversation" -> {
                     // the provider adds the earlier turns it keeps
@@ -141,6 +156,30 @@ public final class RequestBodyReader {
         }
         parser.skipChildren();
         return current;
+    }
+
+    /**
+     * Ollama's output cap, {@code options.num_predict}, of the {@code options} object the
+     * parser is at the start of: {@code current} when it has none or a negative one
+     * ({@code -1}: no cap, {@code -2}: up to the context window).
+     */
+    private static @Nullable Long numPredict(JsonParser parser, JsonToken value, @Nullable Long current) {
+        Long cap = current;
+        if (value != JsonToken.START_OBJECT) {
+            parser.skipChildren();
+            return cap;
+        }
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String field = parser.currentName();
+            JsonToken token = parser.nextToken();
+            if ("num_predict".equals(field)) {
+                cap = longValue(parser, token, cap);
+            }
+            else {
+                parser.skipChildren();
+            }
+        }
+        return cap;
     }
 
     private static boolean includeUsage(JsonParser parser, JsonToken value) {

@@ -15,10 +15,12 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code prompt_tokens_details.cached_tokens}, and the Responses API's
  * {@code input_tokens} and {@code output_tokens} with
  * {@code input_tokens_details.cached_tokens} (also inside the {@code response} of its
- * {@code response.completed} event). A top-level {@code usage} object wins over one
- * inside {@code message} or {@code response}. Anything else gives {@code null}, never an
- * exception. Reads in one streaming pass, skipping everything but the usage: no tree is
- * built for the (often large) rest of the response.
+ * {@code response.completed} event), and Ollama's top-level {@code prompt_eval_count} and
+ * {@code eval_count} (of a whole answer, or of the last line of its NDJSON stream). A
+ * top-level {@code usage} object wins over one inside {@code message} or
+ * {@code response}, which wins over Ollama's counts. Anything else gives {@code null},
+ * never an exception. Reads in one streaming pass, skipping everything but the usage: no
+ * tree is built for the (often large) rest of the response.
  */
 public final class UsageReader {
 
@@ -56,6 +58,8 @@ public final class UsageReader {
             }
             Usage top = null;
             Usage inMessage = null;
+            long promptEvalCount = -1;
+            long evalCount = -1;
             while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
                 String field = parser.currentName();
                 JsonToken value = parser.nextToken();
@@ -65,14 +69,52 @@ public final class UsageReader {
                 else if (("message".equals(field) || "response".equals(field)) && value == JsonToken.START_OBJECT) {
                     inMessage = usageInside(parser);
                 }
+                else if ("prompt_eval_count".equals(field)) {
+                    promptEvalCount = Math.max(0, count(parser, value));
+                }
+                else if ("eval_count".equals(field)) {
+                    evalCount = Math.max(0, count(parser, value));
+                }
                 else {
                     parser.skipChildren();
                 }
             }
-            return (top != null) ? top : inMessage;
+            if (top != null || inMessage != null) {
+                return (top != null) ? top : inMessage;
+            }
+            // Ollama: an embedding counts its input only
+            return (promptEvalCount >= 0 || evalCount >= 0)
+                    ? new Usage(Math.max(0, promptEvalCount), Math.max(0, evalCount)) : null;
         }
         catch (JacksonException ex) {
             return null;
+        }
+    }
+
+    /**
+     * Whether a JSON document held in part of an array (one line of Ollama's NDJSON
+     * stream) is the last of its stream: its top-level {@code done} is {@code true}.
+     * @param data the bytes
+     * @param offset where the JSON starts
+     * @param length how long it is
+     * @return whether the line ends its stream
+     */
+    public boolean isDone(byte[] data, int offset, int length) {
+        try (JsonParser parser = this.mapper.createParser(data, offset, length)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return false;
+            }
+            while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                String field = parser.currentName();
+                if (parser.nextToken() == JsonToken.VALUE_TRUE && "done".equals(field)) {
+                    return true;
+                }
+                parser.skipChildren();
+            }
+            return false;
+        }
+        catch (JacksonException ex) {
+            return false;
         }
     }
 

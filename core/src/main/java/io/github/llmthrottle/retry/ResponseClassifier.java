@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * {@link Classification.Outcome#QUOTA_EXHAUSTED} and is not retried: retrying cannot
  * succeed until a person acts or the period ends.</li>
  * <li>Otherwise by status: 408, 409, 429 and every 5xx except 501 and 505 are retried
- * (529 and 503 "overloaded" are {@link Classification.Outcome#OVERLOADED}); every other
- * status is not.</li>
+ * (529, and 503 "overloaded" or Ollama's "server busy", are
+ * {@link Classification.Outcome#OVERLOADED}); every other status is not.</li>
  * </ol>
  * I/O errors are retried, timeouts among them, unless they are the caller's
  * {@linkplain Cancellation cancellation}. The server's wait is resolved with
@@ -118,9 +118,9 @@ public final class ResponseClassifier {
         if (error == null) {
             return false;
         }
-        String message = error.message();
+        String message = (error.message() != null) ? error.message().toLowerCase(Locale.ROOT) : "";
         return "overloaded_error".equals(error.type()) || "server_is_overloaded".equals(error.code())
-                || (message != null && message.toLowerCase(Locale.ROOT).contains("overloaded"));
+                || message.contains("overloaded") || message.startsWith("server busy");
     }
 
     private static boolean isRetryableStatus(int status) {

@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,12 @@ class StreamSettlementTests {
             event: message_stop
             data: {"type":"message_stop"}
 
+            """;
+
+    private static final String OLLAMA_STREAM = """
+            {"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"The"},"done":false}
+            {"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":" sky"},"done":false}
+            {"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":4883583458,"prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":3,"eval_duration":4535599000}
             """;
 
     private final List<StreamSettlement.Outcome> outcomes = new ArrayList<>();
@@ -233,6 +240,61 @@ class StreamSettlementTests {
 
                         """))
             .isNull();
+    }
+
+    @Test
+    void ollamaNdjsonStreamSettlesFromItsDoneLine() throws IOException {
+        StreamSettlement response = response(OLLAMA_STREAM);
+        assertThat(new String(response.body().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(OLLAMA_STREAM);
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
+            assertThat(outcome.usage()).isEqualTo(new Usage(26, 3));
+            assertThat(outcome.errorType()).isNull();
+            assertThat(outcome.complete()).isTrue();
+        });
+    }
+
+    @Test
+    void ollamaNdjsonStreamWhoseLastLineHasNoLineFeedIsStillSettled() throws IOException {
+        StreamSettlement response = response(OLLAMA_STREAM.strip());
+        response.body().readAllBytes();
+        assertThat(this.outcomes).singleElement()
+            .satisfies((outcome) -> assertThat(outcome.usage()).isEqualTo(new Usage(26, 3)));
+    }
+
+    @Test
+    void ollamaNdjsonChunksReadByAnAsynchronousCallerSettleAsTheyArrive() {
+        StreamSettlement response = response("");
+        byte[] bytes = OLLAMA_STREAM.getBytes(StandardCharsets.UTF_8);
+        for (int from = 0; from < bytes.length; from += 7) {
+            response.chunk(ByteBuffer.wrap(bytes, from, Math.min(7, bytes.length - from)));
+        }
+        assertThat(this.outcomes).isEmpty();
+        response.completed();
+        assertThat(this.outcomes).singleElement().satisfies((outcome) -> {
+            assertThat(outcome.usage()).isEqualTo(new Usage(26, 3));
+            assertThat(outcome.complete()).isTrue();
+        });
+    }
+
+    @Test
+    void closingAnOllamaStreamBeforeItsDoneLineIsIncompleteAndAtItComplete() throws IOException {
+        StreamSettlement early = response(OLLAMA_STREAM);
+        early.body().readNBytes(OLLAMA_STREAM.indexOf("\"done\":true"));
+        early.close();
+        StreamSettlement atDone = response(OLLAMA_STREAM);
+        atDone.body().readNBytes(OLLAMA_STREAM.length());
+        atDone.close();
+        assertThat(this.outcomes).extracting(StreamSettlement.Outcome::complete).containsExactly(false, true);
+        assertThat(this.outcomes.get(0).usage()).isNull();
+    }
+
+    @Test
+    void ollamaErrorLineInsideA200StreamIsReported() throws IOException {
+        String stream = """
+                {"model":"llama3.2","message":{"role":"assistant","content":"error"},"done":false}
+                {"error":"an error was encountered while running the model: unexpected EOF"}
+                """;
+        assertThat(errorTypeOf(stream)).isEqualTo("error");
     }
 
     private @org.jspecify.annotations.Nullable String errorTypeOf(String stream) throws IOException {

@@ -69,6 +69,36 @@ class EndpointClassTests {
         assertThat(EndpointClass.of(ProviderDialect.OPENAI, URI.create(uri))).isEqualTo(expected);
     }
 
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({ "http://localhost:11434/api/chat, MODEL_CALL", "http://localhost:11434/api/chat/, MODEL_CALL",
+            "http://localhost:11434/api/generate, MODEL_CALL", "http://localhost:11434/api/embed, MODEL_CALL",
+            "http://localhost:11434/api/embeddings, MODEL_CALL", "https://ollama.com/api/chat, MODEL_CALL",
+            "https://gw.example.com/ollama/api/chat?x=1, MODEL_CALL",
+            // model management
+            "http://localhost:11434/api/tags, PASS_THROUGH", "http://localhost:11434/api/show, PASS_THROUGH",
+            "http://localhost:11434/api/ps, PASS_THROUGH", "http://localhost:11434/api/version, PASS_THROUGH",
+            "http://localhost:11434/api/pull, PASS_THROUGH", "http://localhost:11434/api/push, PASS_THROUGH",
+            "http://localhost:11434/api/create, PASS_THROUGH", "http://localhost:11434/api/copy, PASS_THROUGH",
+            "http://localhost:11434/api/delete, PASS_THROUGH",
+            "http://localhost:11434/api/blobs/sha256:abc, PASS_THROUGH",
+            "http://localhost:11434/v1/chat/completions, PASS_THROUGH", "http://localhost:11434, PASS_THROUGH",
+            // a segment that only ends like one
+            "http://localhost:11434/xapi/chat, PASS_THROUGH" })
+    void ollamaPathsAreClassifiedByTheirLastSegments(String uri, EndpointClass expected) {
+        assertThat(ProviderDialect.OLLAMA.classify(URI.create(uri))).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource({ "OLLAMA, http://localhost:11434/api/chat, true", "OLLAMA, http://localhost:11434/api/generate/, true",
+            "OLLAMA, http://localhost:11434/api/embed, false", "OLLAMA, http://localhost:11434/api/embeddings, false",
+            "OLLAMA, http://localhost:11434/api/pull, false",
+            "OPENAI, https://api.openai.com/v1/chat/completions, false",
+            "ANTHROPIC, https://api.anthropic.com/v1/messages, false",
+            "GENERIC, https://llm.example.com/api/chat, false" })
+    void onlyOllamasChatAndGenerateStreamByDefault(ProviderDialect dialect, String uri, boolean streams) {
+        assertThat(dialect.streamsByDefault(URI.create(uri))).isEqualTo(streams);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({ "https://llm.example.com/v1/generate", "https://llm.example.com/v1/files/abc/content",
             "https://llm.example.com/v1/messages/batches", "https://llm.example.com" })

@@ -34,6 +34,13 @@ class ProviderDialectTests {
     }
 
     @Test
+    void ollamaDefaultsToALocalServerWithoutExtraHeadersAndSendsAKeyAsBearerAuthorization() {
+        assertThat(ProviderDialect.OLLAMA.defaultBaseUrl()).hasToString("http://localhost:11434");
+        assertThat(ProviderDialect.OLLAMA.defaultHeaders()).isEmpty();
+        assertThat(ProviderDialect.OLLAMA.authHeaders("k")).containsExactly(Map.entry("Authorization", "Bearer k"));
+    }
+
+    @Test
     void genericHasNoDefaultBaseUrlNorHeadersAndSendsTheKeyAsBearerAuthorization() {
         assertThat(ProviderDialect.GENERIC.defaultBaseUrl()).isNull();
         assertThat(ProviderDialect.GENERIC.defaultHeaders()).isEmpty();

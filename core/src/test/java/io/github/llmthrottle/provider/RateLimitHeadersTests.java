@@ -180,6 +180,18 @@ class RateLimitHeadersTests {
     }
 
     @Test
+    @DisplayName("Ollama has no headers of its own: only the standard ones are read")
+    void ollamaReadsOnlyTheStandardHeaders() {
+        HttpHeaders headers = new HttpHeaders();
+        headers.add("x-ratelimit-remaining-requests", "5");
+        headers.add("anthropic-ratelimit-requests-remaining", "3");
+        assertThat(RateLimitHeaders.parse(ProviderDialect.OLLAMA, headers::getOrEmpty, NOW).isEmpty()).isTrue();
+        headers.add("RateLimit", "\"default\";r=50;t=30");
+        assertThat(RateLimitHeaders.parse(ProviderDialect.OLLAMA, headers::getOrEmpty, NOW).requestsRemaining())
+            .isEqualTo(50L);
+    }
+
+    @Test
     @DisplayName("IETF RateLimit fills the request dimension of a generic API")
     void readsIetfRateLimitForGeneric() {
         HttpHeaders headers = new HttpHeaders();

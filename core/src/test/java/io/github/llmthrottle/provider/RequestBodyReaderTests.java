@@ -64,6 +64,61 @@ class RequestBodyReaderTests {
         assertThat(read("{\"model\":\"m\",\"max_tokens\":\"many\"}").maxOutputTokens()).isNull();
     }
 
+    @Test
+    void ollamaChatReadsModelNumPredictAndPromptCharacters() {
+        LlmRequest request = this.reader.read("""
+                {"model":"llama3.2","messages":[{"role":"system","content":"Be brief."},
+                 {"role":"user","content":"Hello"}],"stream":false,"keep_alive":"5m",
+                 "options":{"temperature":0.2,"stop":["x"],"num_predict":256},"format":{"type":"object"}}
+                """.getBytes(StandardCharsets.UTF_8), true);
+        assertThat(request.model()).isEqualTo("llama3.2");
+        assertThat(request.maxOutputTokens()).isEqualTo(256L);
+        assertThat(request.stream()).isFalse();
+        assertThat(request.textCharacters()).isEqualTo("systemBe brief.userHello".length());
+    }
+
+    @Test
+    void ollamaGenerateCountsItsPromptAndSystem() {
+        LlmRequest request = read("{\"model\":\"llama3.2\",\"system\":\"Be brief.\",\"prompt\":\"Why?\"}");
+        assertThat(request.textCharacters()).isEqualTo("Be brief.Why?".length());
+        assertThat(request.maxOutputTokens()).isNull();
+    }
+
+    @Test
+    void anAbsentOrNullStreamIsTheEndpointsDefault() {
+        byte[] absent = "{\"model\":\"m\",\"messages\":[]}".getBytes(StandardCharsets.UTF_8);
+        byte[] nullStream = "{\"model\":\"m\",\"stream\":null}".getBytes(StandardCharsets.UTF_8);
+        byte[] notStreamed = "{\"model\":\"m\",\"stream\":false}".getBytes(StandardCharsets.UTF_8);
+        assertThat(this.reader.read(absent, true).stream()).isTrue();
+        assertThat(this.reader.read(nullStream, true).stream()).isTrue();
+        assertThat(this.reader.read(notStreamed, true).stream()).isFalse();
+        assertThat(this.reader.read(absent, false).stream()).isFalse();
+        assertThat(this.reader.read(absent).stream()).isFalse();
+    }
+
+    @Test
+    void aNegativeOrMissingNumPredictSetsNoCap() {
+        assertThat(read("{\"model\":\"m\",\"options\":{\"num_predict\":-1}}").maxOutputTokens()).isNull();
+        assertThat(read("{\"model\":\"m\",\"options\":{\"num_predict\":-2}}").maxOutputTokens()).isNull();
+        assertThat(read("{\"model\":\"m\",\"options\":{\"temperature\":1}}").maxOutputTokens()).isNull();
+        assertThat(read("{\"model\":\"m\",\"options\":null}").maxOutputTokens()).isNull();
+    }
+
+    @Test
+    void ollamaImagesAreEstimatedApartFromTheirText() throws IOException {
+        String image = MediaTokensTests.base64Image("png", 800, 600);
+        LlmRequest chat = read("""
+                {"model":"llava","messages":[{"role":"user","content":"What is this?","images":["%s"]}]}
+                """.formatted(image));
+        assertThat(chat.textCharacters()).isLessThan(30);
+        assertThat(chat.mediaTokens()).isEqualTo(640);
+        LlmRequest generate = read("""
+                {"model":"llava","prompt":"What is this?","images":["%s"]}
+                """.formatted(image));
+        assertThat(generate.textCharacters()).isEqualTo("What is this?".length());
+        assertThat(generate.mediaTokens()).isEqualTo(640);
+    }
+
     private LlmRequest read(String json) {
         return this.reader.read(json.getBytes(StandardCharsets.UTF_8));
     }

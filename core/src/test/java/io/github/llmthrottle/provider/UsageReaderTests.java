@@ -84,6 +84,52 @@ class UsageReaderTests {
                 """)).isNull();
     }
 
+    @Test
+    void ollamaAnswerCountsPromptEvalAndEvalCounts() {
+        assertThat(read("""
+                {"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"Hi"},
+                 "done_reason":"stop","done":true,"total_duration":5000,"prompt_eval_count":26,"eval_count":290}
+                """)).isEqualTo(new Usage(26, 290));
+    }
+
+    @Test
+    void ollamaGenerateAnswerCountsTooWhateverItsResponseAndContext() {
+        assertThat(read("""
+                {"model":"llama3.2","response":"The sky is blue.","done":true,"context":[1,2,3],
+                 "prompt_eval_count":5,"eval_count":7}
+                """)).isEqualTo(new Usage(5, 7));
+    }
+
+    @Test
+    void ollamaEmbeddingCountsItsInputOnly() {
+        assertThat(read("""
+                {"model":"all-minilm","embeddings":[[0.1,0.2]],"total_duration":14143917,"prompt_eval_count":8}
+                """)).isEqualTo(new Usage(8, 0));
+    }
+
+    @Test
+    void ollamaStreamLinesBeforeTheLastHaveNoUsage() {
+        assertThat(read("""
+                {"model":"llama3.2","message":{"role":"assistant","content":"eval_count"},"done":false}
+                """)).isNull();
+    }
+
+    @Test
+    void onlyATopLevelTrueDoneEndsAnOllamaStream() {
+        assertThat(isDone("{\"model\":\"m\",\"done\":true,\"eval_count\":3}")).isTrue();
+        assertThat(isDone("{\"model\":\"m\",\"done\":false}")).isFalse();
+        assertThat(isDone(
+                "{\"message\":{\"tool_calls\":[{\"function\":{\"arguments\":{\"done\":true}}}]}," + "\"done\":false}"))
+            .isFalse();
+        assertThat(isDone("{\"done\":\"true\"}")).isFalse();
+        assertThat(isDone("[true]")).isFalse();
+    }
+
+    private boolean isDone(String json) {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        return this.reader.isDone(bytes, 0, bytes.length);
+    }
+
     private Usage read(String json) {
         return this.reader.read(json.getBytes(StandardCharsets.UTF_8));
     }

@@ -287,6 +287,24 @@ class ResponseClassifierTests {
     }
 
     @Test
+    @DisplayName("Ollama's 503 server busy is retried as overloaded, its 429 as a rate limit")
+    void ollamaServerBusyIsRetriedAsOverloaded() {
+        ResponseClassifier ollama = new ResponseClassifier(ProviderDialect.OLLAMA, this.clock);
+        Classification busy = ollama.classify(503, Headers.EMPTY,
+                bytes("{\"error\":\"server busy, please try again.  maximum pending requests exceeded\"}"));
+        assertThat(busy.outcome()).isEqualTo(Outcome.OVERLOADED);
+        assertThat(busy.retryable()).isTrue();
+        Classification limited = ollama.classify(429, view(headers("retry-after", "7")),
+                bytes("{\"error\":\"too many requests\"}"));
+        assertThat(limited.outcome()).isEqualTo(Outcome.RATE_LIMITED);
+        assertThat(limited.retryable()).isTrue();
+        assertThat(limited.serverWait()).isEqualTo(Duration.ofSeconds(7));
+        Classification unavailable = ollama.classify(503, Headers.EMPTY, bytes("{\"error\":\"model is loading\"}"));
+        assertThat(unavailable.outcome()).isEqualTo(Outcome.SERVER_ERROR);
+        assertThat(unavailable.retryable()).isTrue();
+    }
+
+    @Test
     @DisplayName("the classifier reports the wait; the engine decides whether it is too long")
     void reportsLongWaitsAsRetryable() {
         assertThat(this.openAi.classify(429, view(headers("retry-after", "120")), new byte[0]).serverWait())

@@ -13,10 +13,10 @@ import io.github.llmthrottle.test.StatsRecorder.Outcome;
 
 /**
  * Answers a call that was admitted: the whole completion after its latency, or a stream
- * of server-sent events paced by the per-token latency, failed or cut as its fault says.
- * Either way its buckets are settled with the tokens it produced and its outcome is
- * recorded before the client can see the end of the answer, so that buckets and stats
- * read right after it are complete.
+ * of server-sent events (Ollama's: of JSON lines) paced by the per-token latency, failed
+ * or cut as its fault says. Either way its buckets are settled with the tokens it
+ * produced and its outcome is recorded before the client can see the end of the answer,
+ * so that buckets and stats read right after it are complete.
  */
 final class AnswerWriter {
 
@@ -67,7 +67,7 @@ final class AnswerWriter {
         boolean settled = false;
         try {
             Map<String, String> headers = this.responses.headers(request, requestId, null, fault);
-            headers.putIfAbsent("content-type", "text/event-stream; charset=utf-8");
+            headers.putIfAbsent("content-type", dialect.streamContentType());
             headers.putIfAbsent("cache-control", "no-cache");
             SimulatorResponses.apply(exchange.getResponseHeaders(), headers);
             exchange.sendResponseHeaders(200, 0);

@@ -24,6 +24,8 @@ abstract class Dialect {
 
     static final Dialect OPENAI_RESPONSES = new OpenAiResponsesDialect();
 
+    static final Dialect OLLAMA = new OllamaDialect();
+
     private static final String[] WORDS = { "one", "two", "six", "ten", "red", "sky", "sea", "sun", "oak", "elm", "fox",
             "owl", "bee", "ant", "cat", "dog" };
 
@@ -75,6 +77,11 @@ abstract class Dialect {
     abstract List<String> streamEnd(SimRequest request, String id, Instant now, int outputTokens, boolean maxed);
 
     abstract String streamError(@Nullable String errorType);
+
+    /** The {@code content-type} of a streamed answer: server-sent events. */
+    String streamContentType() {
+        return "text/event-stream; charset=utf-8";
+    }
 
     /**
      * The {@code index}-th content delta of a stream (from 0), for APIs that number their

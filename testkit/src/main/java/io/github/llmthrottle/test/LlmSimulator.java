@@ -10,9 +10,11 @@ import java.time.Duration;
  * ({@code POST /v1/messages}, {@code POST /v1/messages/count_tokens}), the OpenAI Chat
  * Completions API ({@code POST /v1/chat/completions}, also {@code /chat/completions}) and
  * the OpenAI Responses API ({@code POST /v1/responses}, also {@code /responses}, on the
- * same buckets as Chat Completions), enforces per-minute rate limits with continuously
- * refilling token buckets per API key and model, sends the providers' rate-limit headers
- * on every response, and injects faults on demand. <pre>{@code
+ * same buckets as Chat Completions) and Ollama's chat API ({@code POST /api/chat}: a JSON
+ * answer, or an NDJSON stream when {@code stream} is true or absent; on the same buckets
+ * as Chat Completions, without rate-limit headers), enforces per-minute rate limits with
+ * continuously refilling token buckets per API key and model, sends the providers'
+ * rate-limit headers on every response, and injects faults on demand. <pre>{@code
  * try (LlmSimulator simulator = LlmSimulator.builder()
  *         .model("claude-opus-4-7", ModelLimits.of(50, 30_000, 8_000))
  *         .latency(Duration.ofMillis(20), Duration.ofNanos(200_000))
@@ -25,11 +27,12 @@ import java.time.Duration;
  * <b>Admission.</b> A request is admitted only if every limited dimension has room (all
  * or nothing). Anthropic requests debit RPM by 1, ITPM by the input estimate
  * ({@link TokenEstimate}) and OTPM by {@code max_tokens}; at the end the unused part of
- * {@code max_tokens} is refunded. OpenAI requests debit RPM by 1 and TPM by
- * {@code prompt + max_tokens}, refunded to {@code prompt + actual output}. A request that
- * does not fit gets a 429 with the dialect's error body and {@code retry-after} (whole
- * seconds, rounded up, until it would fit); one that can never fit (more than a whole
- * bucket) gets a 429 without {@code retry-after}.
+ * {@code max_tokens} is refunded. OpenAI (and Ollama) requests debit RPM by 1 and TPM by
+ * {@code prompt + max_tokens} (Ollama's {@code options.num_predict}), refunded to
+ * {@code prompt + actual output}. A request that does not fit gets a 429 with the
+ * dialect's error body and {@code retry-after} (whole seconds, rounded up, until it would
+ * fit); one that can never fit (more than a whole bucket) gets a 429 without
+ * {@code retry-after}.
  * <p>
  * <b>Order of decisions</b> for a valid request: the model's script, then the any-model
  * script; if no script entry or {@link Fault#ok()}: an active outage, then the
@@ -109,8 +112,9 @@ public final class LlmSimulator extends SimulatorControls implements AutoCloseab
     }
 
     /**
-     * The base URL, {@code http://127.0.0.1:<port>}: use it as the Anthropic base URL, or
-     * as the OpenAI base URL for clients that append {@code /v1/chat/completions}.
+     * The base URL, {@code http://127.0.0.1:<port>}: use it as the Anthropic or Ollama
+     * base URL, or as the OpenAI base URL for clients that append
+     * {@code /v1/chat/completions}.
      * @return the base URL without a trailing slash
      */
     public String baseUrl() {

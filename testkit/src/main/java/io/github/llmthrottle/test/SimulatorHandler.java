@@ -86,6 +86,7 @@ final class SimulatorHandler implements HttpHandler {
             }
             case "/v1/chat/completions", "/chat/completions" -> dialect = Dialect.OPENAI;
             case "/v1/responses", "/responses" -> dialect = Dialect.OPENAI_RESPONSES;
+            case "/api/chat" -> dialect = Dialect.OLLAMA;
             default -> {
                 Dialect guess = (path.contains("chat") || path.contains("completions")
                         || (exchange.getRequestHeaders().getFirst("x-api-key") == null

@@ -11,9 +11,9 @@ import org.springframework.http.client.reactive.ClientHttpResponseDecorator;
 /**
  * The response of a throttled call as the {@code WebClient} reads it: the provider's
  * status and headers, and a body that is either the bytes the pipeline read (a JSON
- * answer, an error) or the provider's live stream, passed on chunk by chunk, never
- * buffered, while its events settle the call: reading it to the end completes the call;
- * cancelling it, or failing, ends it with what was read.
+ * answer, an error) or the provider's live stream (of events, or NDJSON lines), passed on
+ * chunk by chunk, never buffered, while its events or lines settle the call: reading it
+ * to the end completes the call; cancelling it, or failing, ends it with what was read.
  */
 final class ThrottledClientHttpResponse extends ClientHttpResponseDecorator {
 

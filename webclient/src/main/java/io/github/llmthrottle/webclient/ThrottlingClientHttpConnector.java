@@ -37,12 +37,12 @@ import org.springframework.http.client.reactive.ClientHttpResponse;
  * ({@link ThrottledClient#exchangeAsync}): admission waits without a thread, and each
  * attempt replays the captured request through the delegate, to the request's URI or to a
  * deployment of its model. The response reaches the {@code WebClient} as the pipeline
- * settled it: a JSON or error body read whole (its usage settled the call), or an event
- * stream passed on as it arrives, its events settling the call as the caller reads them
- * ({@link ThrottledClientHttpResponse}). Cancelling the subscription cancels the call,
- * leaking nothing. A throttling failure ({@code LlmThrottleException}) fails the
- * response; {@code WebClient} reports it as a {@code WebClientRequestException} whose
- * cause it is.
+ * settled it: a JSON or error body read whole (its usage settled the call), or a stream
+ * (server-sent events, or Ollama's NDJSON) passed on as it arrives, its events or lines
+ * settling the call as the caller reads them ({@link ThrottledClientHttpResponse}).
+ * Cancelling the subscription cancels the call, leaking nothing. A throttling failure
+ * ({@code LlmThrottleException}) fails the response; {@code WebClient} reports it as a
+ * {@code WebClientRequestException} whose cause it is.
  * <p>
  * The call's {@code llm.throttle.call} observation nests in the {@code WebClient}'s
  * {@code http.client.requests} (read from the Reactor context, where the

@@ -53,6 +53,8 @@ class ThrottledWebClientTests {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+    private static final String LLAMA = "llama3.2";
+
     @RegisterExtension
     static final LlmSimulatorExtension simulator = LlmSimulatorExtension
         .of(LlmSimulator.builder().model(MODEL, ModelLimits.of(1000, 1_000_000, 100_000)).outputTokens(40).noLatency());
@@ -97,11 +99,7 @@ class ThrottledWebClientTests {
             String answer = messages(client, 1000, false).retrieve().bodyToMono(String.class).block(TIMEOUT);
             assertThat(answer).contains("\"usage\"");
             ThrottledClient.ThrottledModel model = model(context.getBean(LlmThrottleRegistry.class));
-            ModelTotals.Snapshot totals = model.getTotals().snapshot();
-            assertThat(totals.succeeded()).isOne();
-            assertThat(totals.outputTokens()).isEqualTo(40);
-            assertThat(totals.inputTokens()).isPositive();
-            assertThat(model.getLimiter().state().inFlight()).isZero();
+            assertSettledOnce(model);
         });
     }
 
@@ -129,6 +127,38 @@ class ThrottledWebClientTests {
             // 1,000 reserved from max_tokens, 40 used: the rest came back as the stream
             // ended
             assertThat(state.available().outputTokens()).isGreaterThanOrEqualTo(9_000);
+        });
+    }
+
+    @Test
+    void anOllamaNdjsonStreamIsSettledFromItsLastLineAsTheFluxIsRead() {
+        ollamaRunner().run((context) -> {
+            WebClient client = context.getBean("ollamaWebClient", WebClient.class);
+            // no stream field: Ollama's chat streams by default
+            String answer = ollamaChat(client).retrieve()
+                .bodyToFlux(String.class)
+                .collectList()
+                .map((lines) -> String.join("\n", lines))
+                .block(TIMEOUT);
+            assertThat(answer).contains("\"done\":true").contains("\"eval_count\":40");
+            ThrottledClient.ThrottledModel model = ollamaModel(context.getBean(LlmThrottleRegistry.class));
+            assertSettledOnce(model);
+        });
+    }
+
+    @Test
+    void anOllamaStreamCancelledAfterItsFirstLineGivesItsSlotBack() {
+        ollamaRunner().run((context) -> {
+            WebClient client = context.getBean("ollamaWebClient", WebClient.class);
+            List<String> first = ollamaChat(client).retrieve()
+                .bodyToFlux(String.class)
+                .take(1)
+                .collectList()
+                .block(TIMEOUT);
+            assertThat(first).singleElement().asString().contains("\"done\":false");
+            ThrottledClient.ThrottledModel model = ollamaModel(context.getBean(LlmThrottleRegistry.class));
+            await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat(model.getLimiter().state().inFlight()).isZero());
         });
     }
 
@@ -222,6 +252,35 @@ class ThrottledWebClientTests {
         ThrottledClient client = registry.getClient("anthropic");
         assertThat(client).isNotNull();
         return client.model(MODEL);
+    }
+
+    /** The runner with an Ollama client on the other host (one client a base URL). */
+    private ApplicationContextRunner ollamaRunner() {
+        return this.runner.withPropertyValues("llm.throttle.clients.ollama.provider=ollama",
+                "llm.throttle.clients.ollama.base-url=" + otherHost.baseUrl());
+    }
+
+    /** One call succeeded, settled from the simulator's usage, its slot given back. */
+    private static void assertSettledOnce(ThrottledClient.ThrottledModel model) {
+        ModelTotals.Snapshot totals = model.getTotals().snapshot();
+        assertThat(totals.succeeded()).isOne();
+        assertThat(totals.outputTokens()).isEqualTo(40);
+        assertThat(totals.inputTokens()).isPositive();
+        assertThat(model.getLimiter().state().inFlight()).isZero();
+    }
+
+    private static ThrottledClient.ThrottledModel ollamaModel(LlmThrottleRegistry registry) {
+        ThrottledClient client = registry.getClient("ollama");
+        assertThat(client).isNotNull();
+        return client.model(LLAMA);
+    }
+
+    private static WebClient.RequestHeadersSpec<?> ollamaChat(WebClient client) {
+        return client.post()
+            .uri("/api/chat")
+            .contentType(MediaType.APPLICATION_JSON)
+            .accept(MediaType.APPLICATION_JSON)
+            .bodyValue("{\"model\":\"" + LLAMA + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello\"}]}");
     }
 
     private static WebClient.RequestHeadersSpec<?> messages(WebClient client, int maxTokens, boolean stream) {

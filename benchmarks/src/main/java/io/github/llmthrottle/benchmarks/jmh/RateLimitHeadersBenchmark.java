@@ -47,7 +47,7 @@ public class RateLimitHeadersBenchmark {
         this.headers = switch (this.dialect) {
             case ANTHROPIC -> anthropic();
             case OPENAI -> openAi();
-            case GENERIC -> throw new IllegalArgumentException("not benchmarked");
+            case OLLAMA, GENERIC -> throw new IllegalArgumentException("not benchmarked");
         };
     }
 
