@@ -172,6 +172,11 @@ final class AsyncCall<R extends ProviderResponse> {
         long queued = this.call.context().pipeline().time().nanoTime();
         return AttemptTokens.admitAsync(this.call.context(), target, this::track)
             .thenCompose((tokens) -> send(attempt, tokens, queued))
+            // nobody hears of a 429 before every instance holds its pause
+            .handle((response, failure) -> attempt.sharedPause()
+                .thenCompose((held) -> (failure != null) ? CompletableFuture.<ThrottledResponse<R>>failedFuture(failure)
+                        : CompletableFuture.completedFuture(response)))
+            .thenCompose(Function.identity())
             .whenComplete((response, failure) -> {
                 if (failure != null) {
                     attempt.failed(RetryEngine.causeOf(failure));
