@@ -14,6 +14,7 @@ import io.github.llmthrottle.provider.EndpointClass;
 import io.github.llmthrottle.retry.Cancellation;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.ModelCircuit;
+import io.github.llmthrottle.time.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -172,10 +173,7 @@ final class AsyncCall<R extends ProviderResponse> {
         long queued = this.call.context().pipeline().time().nanoTime();
         return AttemptTokens.admitAsync(this.call.context(), target, this::track)
             .thenCompose((tokens) -> send(attempt, tokens, queued))
-            // nobody hears of a 429 before every instance holds its pause
-            .handle((response, failure) -> attempt.sharedPause()
-                .thenCompose((held) -> (failure != null) ? CompletableFuture.<ThrottledResponse<R>>failedFuture(failure)
-                        : CompletableFuture.completedFuture(response)))
+            .handle((response, failure) -> heldEverywhere(attempt, response, failure))
             .thenCompose(Function.identity())
             .whenComplete((response, failure) -> {
                 if (failure != null) {
@@ -184,6 +182,23 @@ final class AsyncCall<R extends ProviderResponse> {
                 attempt.finish();
                 attempt.releaseCircuitUnlessHandedOver();
             });
+    }
+
+    /**
+     * The attempt's outcome once the pause its 429 started holds on every instance
+     * sharing a store: nobody hears of the 429 before. Goes on on the time source's
+     * thread, as after a timed wait, not on the store's I/O thread that said so.
+     */
+    private CompletableFuture<ThrottledResponse<R>> heldEverywhere(ThrottledAttempt<R> attempt,
+            @Nullable ThrottledResponse<R> response, @Nullable Throwable failure) {
+        CompletableFuture<ThrottledResponse<R>> outcome = (failure != null) ? CompletableFuture.failedFuture(failure)
+                : CompletableFuture.completedFuture(response);
+        CompletableFuture<Void> held = attempt.sharedPause();
+        if (held.isDone()) {
+            return outcome;
+        }
+        TimeSource time = this.call.context().pipeline().time();
+        return held.thenComposeAsync((done) -> outcome, (task) -> time.schedule(task, 0));
     }
 
     /** Sends the admitted attempt through the adapter, and handles what came back. */
