@@ -2,14 +2,10 @@ package io.github.llmthrottle.restclient;
 
 import java.util.function.Supplier;
 
-import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
-import io.github.llmthrottle.client.ThrottledClient;
 
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
-import org.springframework.boot.http.client.HttpRedirects;
-import org.springframework.http.HttpHeaders;
 import org.springframework.web.client.RestClient;
 
 /**
@@ -61,34 +57,16 @@ public final class ThrottledRestClientFactory {
      * @return a new RestClient
      */
     public RestClient create(String name) {
-        ThrottledClient client = this.registry.getClient(name);
-        if (client == null) {
-            throw new IllegalArgumentException("No llm-throttle client named '" + name + "' is configured; known: "
-                    + this.registry.getClients().keySet());
-        }
-        ClientSettings settings = client.getSettings();
-        // an HTTP client that follows a redirect sends the key along, to whatever host
-        // the Location names: a 3xx reaches the caller instead
-        HttpClientSettings httpSettings = this.httpClientSettings
-            .withTimeouts(settings.connectTimeout(), settings.readTimeout())
-            .withRedirects(HttpRedirects.DONT_FOLLOW);
+        ClientHttpSettings settings = ClientHttpSettings.of(this.registry, name, this.httpClientSettings);
         return this.builders.get()
-            .baseUrl(settings.baseUrl().toString())
-            .defaultHeaders((headers) -> defaultHeaders(settings, headers))
+            .baseUrl(settings.baseUrl())
+            .defaultHeaders(settings::defaultHeaders)
             .defaultRequest((request) -> request.attribute(ThrottlingInterceptor.CLIENT_ATTRIBUTE, name))
             // the throttling factory rather than the interceptor on the RestClient, which
             // would buffer every body: a file download or upload of this client streams
-            .requestFactory(ThrottlingClientHttpRequestFactory.forClient(this.requestFactoryBuilder.build(httpSettings),
-                    client, this.interceptor))
+            .requestFactory(ThrottlingClientHttpRequestFactory.forClient(
+                    this.requestFactoryBuilder.build(settings.httpSettings()), settings.client(), this.interceptor))
             .build();
-    }
-
-    private static void defaultHeaders(ClientSettings settings, HttpHeaders headers) {
-        settings.defaultHeaders().forEach(headers::set);
-        String apiKey = settings.apiKey();
-        if (apiKey != null) {
-            settings.provider().authHeaders(apiKey).forEach(headers::set);
-        }
     }
 
 }

@@ -6,10 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.BudgetExceededException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
@@ -19,6 +17,7 @@ import io.github.llmthrottle.quota.LocalQuotaStore;
 import io.github.llmthrottle.quota.QuotaStore;
 import io.github.llmthrottle.quota.QuotaWindow;
 import io.github.llmthrottle.quota.TokenQuotas;
+import io.github.llmthrottle.quota.TrackedTenants;
 import io.github.llmthrottle.routing.CostEstimator;
 import io.github.llmthrottle.store.BucketStoreUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -51,12 +50,8 @@ public final class Budgets implements CostEstimator {
 
     private final boolean empty;
 
-    private final int maxTrackedTenants;
-
-    private final ReentrantLock tenantsLock = new ReentrantLock();
-
-    /** Tenants that reserved lately, most recently used last. */
-    private final LinkedHashMap<String, Boolean> tenants = new LinkedHashMap<>(16, 0.75f, true);
+    /** Tenants that reserved lately, with no budget of their own. */
+    private final TrackedTenants tenants;
 
     /**
      * Creates the budgets.
@@ -67,13 +62,10 @@ public final class Budgets implements CostEstimator {
      * forgotten beyond
      */
     public Budgets(BudgetSettings settings, QuotaStore store, Clock clock, int maxTrackedTenants) {
-        if (maxTrackedTenants < 1) {
-            throw new IllegalArgumentException("maxTrackedTenants must be at least 1, was " + maxTrackedTenants);
-        }
+        this.tenants = new TrackedTenants(maxTrackedTenants);
         this.settings = settings;
         this.store = store;
         this.clock = clock;
-        this.maxTrackedTenants = maxTrackedTenants;
         this.empty = settings.hasNoBudget();
     }
 
@@ -243,15 +235,7 @@ public final class Budgets implements CostEstimator {
      * @return the tenants
      */
     public List<String> tenants() {
-        List<String> tenants = new ArrayList<>(this.settings.tenantOverrides().keySet());
-        this.tenantsLock.lock();
-        try {
-            this.tenants.keySet().stream().filter((tenant) -> !tenants.contains(tenant)).forEach(tenants::add);
-        }
-        finally {
-            this.tenantsLock.unlock();
-        }
-        return tenants;
+        return this.tenants.withConfigured(this.settings.tenantOverrides().keySet());
     }
 
     private void add(List<BudgetState> states, String scope, @Nullable String client, @Nullable String model,
@@ -296,18 +280,7 @@ public final class Budgets implements CostEstimator {
     }
 
     private void track(String tenant, Instant now) {
-        String forgotten = null;
-        this.tenantsLock.lock();
-        try {
-            this.tenants.put(tenant, Boolean.TRUE);
-            if (this.tenants.size() > this.maxTrackedTenants) {
-                forgotten = this.tenants.keySet().iterator().next();
-                this.tenants.remove(forgotten);
-            }
-        }
-        finally {
-            this.tenantsLock.unlock();
-        }
+        String forgotten = this.tenants.track(tenant);
         if (forgotten != null && !this.settings.tenantOverrides().containsKey(forgotten)) {
             List<Window> windows = new ArrayList<>(2);
             collect(windows, "tenant", null, null, forgotten, this.settings.tenant(forgotten), now);

@@ -10,11 +10,11 @@ import java.util.function.Function;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
-import io.github.llmthrottle.provider.EndpointClass;
 import io.github.llmthrottle.retry.Cancellation;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.ModelCircuit;
 import io.github.llmthrottle.time.TimeSource;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  * {@link AsyncProviderExchange}, and classified and settled as a blocking attempt is;
  * retries are the {@link RetryEngine}'s, the wait before each scheduled on the client's
  * time source. What follows each step runs on the thread that completed it (the thread
- * that admitted the call, the HTTP library's), so nothing here blocks.
+ * that admitted the call, the HTTP library's), so nothing here blocks. The call's and
+ * each attempt's observations are current while the pipeline starts what comes next on
+ * the caller's behalf (the first attempt, an exchange), as on a blocking call.
  * <p>
  * Cancelling the result cancels the step in progress: a call waiting in the queue leaves
  * it, an exchange in flight is cancelled and its permit, circuit permission and
@@ -65,33 +67,6 @@ final class AsyncCall<R extends ProviderResponse> {
     }
 
     /**
-     * Starts a call of {@link ThrottledClient#exchangeAsync}: a model call through the
-     * pipeline, anything else sent once, untouched.
-     * @param <R> the adapter's response type
-     * @param pipeline what every call of the client shares
-     * @param models the client's models by name, created on first use
-     * @param observations where calls and attempts are observed
-     * @param request the request
-     * @param exchange sends the request once per attempt
-     * @return the final response, or the failure
-     */
-    static <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> start(ClientPipeline pipeline,
-            Function<String, ThrottledModel> models, LlmThrottleObservations observations, ProviderRequest request,
-            AsyncProviderExchange<R> exchange) {
-        if (pipeline.settings().provider().classify(request.uri()) != EndpointClass.MODEL_CALL) {
-            return exchange.execute().thenApply(ThrottledResponse::unsettled);
-        }
-        CallContext context;
-        try {
-            context = CallContext.of(pipeline, models, request);
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
-        return new AsyncCall<>(context, observations, exchange).run();
-    }
-
-    /**
      * Starts the call.
      * @return its final response (a success, or an error that is not retried), or the
      * failure a blocking call would throw
@@ -106,9 +81,13 @@ final class AsyncCall<R extends ProviderResponse> {
             this.call.ended(ex);
             return CompletableFuture.failedFuture(ex);
         }
-        CompletableFuture<ThrottledResponse<R>> retried = context.retries()
-            .executeAsync(context.clientName(), context.model().name, context.admission().maxWait(), context.deadline(),
-                    this::route);
+        CompletableFuture<ThrottledResponse<R>> retried;
+        // current while the first attempt starts, as for a blocking call
+        try (Observation.Scope observing = this.call.observation.openScope()) {
+            retried = context.retries()
+                .executeAsync(context.clientName(), context.model().name, context.admission().maxWait(),
+                        context.deadline(), this::route);
+        }
         retried.whenComplete((response, failure) -> {
             if (failure != null) {
                 Throwable cause = RetryEngine.causeOf(failure);
@@ -211,7 +190,9 @@ final class AsyncCall<R extends ProviderResponse> {
         }
         attempt.admitted(tokens, queued);
         CompletableFuture<R> exchanged;
-        try {
+        // current while the adapter starts the exchange: its HTTP library's own
+        // observation of it nests in the attempt's
+        try (Observation.Scope observing = attempt.openScope()) {
             exchanged = (attempt.redirect != null) ? this.exchange.execute(attempt.redirect) : this.exchange.execute();
         }
         catch (RuntimeException | Error ex) {

@@ -17,7 +17,10 @@ import java.util.concurrent.CompletableFuture;
 public interface AsyncProviderExchange<R extends ProviderResponse> {
 
     /**
-     * Sends the request once.
+     * Sends the request once. The attempt's {@code llm.throttle.attempt} observation is
+     * current while this runs, so that the HTTP library's own observation of the exchange
+     * nests in it (a reactive library reads it from the thread when it starts, into its
+     * Reactor context).
      * @return the response, or the I/O error (retried as such); cancelling it cancels the
      * exchange
      */

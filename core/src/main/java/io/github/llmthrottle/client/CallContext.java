@@ -1,6 +1,7 @@
 package io.github.llmthrottle.client;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -53,35 +54,27 @@ record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest 
      * @return the call's context
      */
     static CallContext of(ClientPipeline pipeline, Function<String, ThrottledModel> models, ProviderRequest request) {
-        long startNanos = pipeline.time().nanoTime();
-        CallDeadline deadline = (request.callTimeout() != null) ? CallDeadline.of(request.callTimeout(), startNanos)
-                : null;
-        LlmRequest llmRequest = pipeline.requestReader().read(request.body());
-        boolean streaming = request.streaming() || llmRequest.stream();
-        String modelName = modelOf(pipeline.settings(), llmRequest, request.caller());
-        ThrottledModel model = models.apply(modelName);
-        long estimated = pipeline.estimator().estimateInputTokens(modelName, llmRequest);
+        Read read = Read.of(pipeline, request);
         // the provider's own count, when the client asks for one (the whole prompt: it
         // does not know of caching)
-        long promptTokens = pipeline.exactCounts().inputTokens(modelName, request, llmRequest, estimated);
-        // what the provider will count: not the prefix it is expected to read from its
-        // prompt cache
-        LlmRequest counted = pipeline.promptCache().counted(modelName, llmRequest);
-        long inputTokens = (counted == llmRequest) ? promptTokens : Math.max(0,
-                promptTokens - (estimated - pipeline.estimator().estimateInputTokens(modelName, counted)));
-        Long maxOutput = llmRequest.maxOutputTokens();
-        Caller caller = request.caller();
-        if (caller.tenant() == null) {
-            caller = caller.withTenant(pipeline.tenantResolver().resolveTenant(request));
-        }
-        // a call that waits may find its prompt's prefix cached by then
-        LongSupplier recount = llmRequest.cachePrefixes().isEmpty() ? null
-                : () -> recount(pipeline, modelName, llmRequest);
-        AdmissionRequest admission = new AdmissionRequest(caller.priority(), caller.tenant(), inputTokens,
-                (maxOutput != null) ? maxOutput : 0, caller.maxWait(), recount);
-        ThrottleObserver events = pipeline.events().forCall(caller);
-        return new CallContext(pipeline, request, llmRequest, streaming, model, promptTokens, admission, deadline,
-                startNanos, events, pipeline.retryEngine().withListener(events));
+        return read.counted(models,
+                pipeline.exactCounts().inputTokens(read.modelName(), request, read.llmRequest(), read.estimated()));
+    }
+
+    /**
+     * Works out what {@code request} is for a client, as {@link #of} does, without
+     * holding a thread while the provider counts its tokens.
+     * @param pipeline what every call of the client shares
+     * @param models the client's models by name, created on first use
+     * @param request the request
+     * @return the call's context, once counted; cancelling it cancels the count
+     */
+    static CompletableFuture<CallContext> ofAsync(ClientPipeline pipeline, Function<String, ThrottledModel> models,
+            ProviderRequest request) {
+        Read read = Read.of(pipeline, request);
+        return pipeline.exactCounts()
+            .inputTokensAsync(read.modelName(), request, read.llmRequest(), read.estimated())
+            .thenApply((promptTokens) -> read.counted(models, promptTokens));
     }
 
     /**
@@ -168,6 +161,51 @@ record CallContext(ClientPipeline pipeline, ProviderRequest request, LlmRequest 
      */
     Duration since(long startNanos) {
         return Duration.ofNanos(this.pipeline.time().nanoTime() - startNanos);
+    }
+
+    /**
+     * What a request says before its tokens are counted: read once, then completed into
+     * the call's context with the count ({@link #counted}).
+     */
+    private record Read(ClientPipeline pipeline, ProviderRequest request, long startNanos, LlmRequest llmRequest,
+            String modelName, long estimated) {
+
+        static Read of(ClientPipeline pipeline, ProviderRequest request) {
+            long startNanos = pipeline.time().nanoTime();
+            LlmRequest llmRequest = pipeline.requestReader().read(request.body());
+            String modelName = modelOf(pipeline.settings(), llmRequest, request.caller());
+            return new Read(pipeline, request, startNanos, llmRequest, modelName,
+                    pipeline.estimator().estimateInputTokens(modelName, llmRequest));
+        }
+
+        CallContext counted(Function<String, ThrottledModel> models, long promptTokens) {
+            ClientPipeline pipeline = this.pipeline;
+            CallDeadline deadline = (this.request.callTimeout() != null)
+                    ? CallDeadline.of(this.request.callTimeout(), this.startNanos) : null;
+            boolean streaming = this.request.streaming() || this.llmRequest.stream();
+            ThrottledModel model = models.apply(this.modelName);
+            // what the provider will count: not the prefix it is expected to read from
+            // its prompt cache
+            LlmRequest counted = pipeline.promptCache().counted(this.modelName, this.llmRequest);
+            long inputTokens = (counted == this.llmRequest) ? promptTokens : Math.max(0, promptTokens
+                    - (this.estimated - pipeline.estimator().estimateInputTokens(this.modelName, counted)));
+            Long maxOutput = this.llmRequest.maxOutputTokens();
+            Caller caller = this.request.caller();
+            if (caller.tenant() == null) {
+                caller = caller.withTenant(pipeline.tenantResolver().resolveTenant(this.request));
+            }
+            // a call that waits may find its prompt's prefix cached by then
+            String modelName = this.modelName;
+            LlmRequest llmRequest = this.llmRequest;
+            LongSupplier recount = llmRequest.cachePrefixes().isEmpty() ? null
+                    : () -> recount(pipeline, modelName, llmRequest);
+            AdmissionRequest admission = new AdmissionRequest(caller.priority(), caller.tenant(), inputTokens,
+                    (maxOutput != null) ? maxOutput : 0, caller.maxWait(), recount);
+            ThrottleObserver events = pipeline.events().forCall(caller);
+            return new CallContext(pipeline, this.request, llmRequest, streaming, model, promptTokens, admission,
+                    deadline, this.startNanos, events, pipeline.retryEngine().withListener(events));
+        }
+
     }
 
 }

@@ -3,6 +3,7 @@ package io.github.llmthrottle.client;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 
 import io.github.llmthrottle.provider.Headers;
 
@@ -36,6 +37,18 @@ public interface ProviderResponse extends Closeable {
      */
     @Override
     void close();
+
+    /**
+     * Ends a streamed body that its caller has neither read nor closed for longer than
+     * the client's read timeout ({@link ThrottledClient#expireIdleStreams()}), its call
+     * settled with what was read. By default it is closed; an adapter whose HTTP library
+     * passes the body on itself (a reactive one) cancels it, and fails its caller's
+     * subscription with an error that says the stream went idle.
+     * @param idle how long nothing was read
+     */
+    default void expired(Duration idle) {
+        close();
+    }
 
     /**
      * The exception the HTTP library's own caller would see for this error response,

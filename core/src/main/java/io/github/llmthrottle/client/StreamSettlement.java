@@ -4,6 +4,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -127,16 +128,23 @@ final class StreamSettlement {
 
     /**
      * Ends a stream its caller has neither read nor closed for longer than
-     * {@code timeoutNanos}: the response is closed and the outcome reported as
-     * incomplete, so the call's concurrency slot and reservation come back.
+     * {@code timeoutNanos}: the response is ended ({@link ProviderResponse#expired}) and
+     * the outcome reported as incomplete, so the call's concurrency slot and reservation
+     * come back.
      * @param timeoutNanos the longest idle time
      * @return whether the stream was expired now
      */
     boolean expireIfIdle(long timeoutNanos) {
-        if (this.ended.get() || this.clock.getAsLong() - this.lastActivity <= timeoutNanos) {
+        long idle = this.clock.getAsLong() - this.lastActivity;
+        if (this.ended.get() || idle <= timeoutNanos) {
             return false;
         }
-        close();
+        try {
+            this.delegate.expired(Duration.ofNanos(idle));
+        }
+        finally {
+            end(this.scanner.isAnswered());
+        }
         return true;
     }
 

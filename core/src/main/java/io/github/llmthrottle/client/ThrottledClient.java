@@ -155,10 +155,9 @@ public final class ThrottledClient {
     }
 
     /**
-     * Sends one request through the call pipeline as {@link #exchange} does, holding no
-     * thread while it waits (for admission, or before a retry, scheduled on the time
-     * source); each step goes on on the thread that completed the one before, so the
-     * exchange must not block. Any request but a model call is sent once, untouched.
+     * Sends one request as {@link #exchange} does, holding no thread while it waits (for
+     * a token count, admission, or a retry, scheduled on the time source); each step goes
+     * on on the thread that completed the one before, so the exchange must not block.
      * @param <R> the adapter's response type
      * @param request the request
      * @param exchange sends the request once per attempt, and reads whole bodies
@@ -168,7 +167,8 @@ public final class ThrottledClient {
      */
     public <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> exchangeAsync(ProviderRequest request,
             AsyncProviderExchange<R> exchange) {
-        return AsyncCall.start(this.pipeline, this::model, this.observations, request, exchange);
+        return AsyncDispatch.start(this.pipeline, this.tokenCountRetries, this::model, this.observations, request,
+                exchange);
     }
 
     /**

@@ -2,6 +2,8 @@ package io.github.llmthrottle.client;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.llmthrottle.provider.Headers;
 import io.github.llmthrottle.retry.CallDeadline;
@@ -46,6 +48,51 @@ final class TokenCount {
                 (retryCount) -> attempt(client, exchange));
     }
 
+    /**
+     * Sends the request as {@link #run} does, holding no thread: the wait before a retry
+     * is scheduled on the client's time source.
+     * @param <R> the adapter's response type
+     * @param client the client's pipeline
+     * @param retryEngine retries the request, reporting to no observer
+     * @param request the request
+     * @param exchange sends the request once per attempt, and reads an error's body
+     * @return the final response, or the failure {@link #run} would throw; cancelling it
+     * cancels the exchange in flight or the retry to come
+     */
+    static <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> runAsync(ClientPipeline client,
+            RetryEngine retryEngine, ProviderRequest request, AsyncProviderExchange<R> exchange) {
+        CallDeadline deadline = (request.callTimeout() != null)
+                ? CallDeadline.of(request.callTimeout(), client.time().nanoTime()) : null;
+        return retryEngine.executeAsync(client.clientName(), MODEL, null, deadline,
+                (retryCount) -> attemptAsync(client, exchange));
+    }
+
+    private static <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> attemptAsync(
+            ClientPipeline client, AsyncProviderExchange<R> exchange) {
+        CompletableFuture<R> sent = exchange.execute();
+        AtomicReference<CompletableFuture<?>> step = new AtomicReference<>(sent);
+        CompletableFuture<ThrottledResponse<R>> attempt = sent.thenCompose((response) -> {
+            if (response.status() / 100 == 2) {
+                return CompletableFuture.completedFuture(ThrottledResponse.unsettled(response));
+            }
+            CompletableFuture<byte[]> errorBody = exchange.readBody(response, ResponseBodies.MAX_ERROR_BODY);
+            step.set(errorBody);
+            return errorBody.thenApply((bytes) -> refused(client, response, bytes));
+        });
+        attempt.whenComplete((response, failure) -> {
+            if (attempt.isCancelled()) {
+                // the caller gave up: the exchange or the error's body stops, and an
+                // answer that came anyway is released
+                CompletableFuture<?> current = step.get();
+                if (current != null) {
+                    current.cancel(false);
+                }
+                sent.thenAccept(ProviderResponse::close);
+            }
+        });
+        return attempt;
+    }
+
     private static <R extends ProviderResponse> ThrottledResponse<R> attempt(ClientPipeline client,
             ProviderExchange<R> exchange) throws IOException {
         R response = exchange.execute();
@@ -57,6 +104,13 @@ final class TokenCount {
         try (response; InputStream in = response.body()) {
             errorBody = in.readNBytes(ResponseBodies.MAX_ERROR_BODY);
         }
+        return refused(client, response, errorBody);
+    }
+
+    /** An error answer: retried when it may be, else handed back. */
+    private static <R extends ProviderResponse> ThrottledResponse<R> refused(ClientPipeline client, R response,
+            byte[] errorBody) {
+        int status = response.status();
         Headers headers = response.headers();
         Classification classification = client.classifier().classify(status, headers, errorBody);
         if (classification.retryable()) {

@@ -5,12 +5,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.SharedStoreUnavailableException;
@@ -51,11 +49,6 @@ public final class TokenQuotas {
     private final QuotaSettings settings;
 
     /**
-     * Tenants whose quotas the endpoint shows, the least recently used forgotten beyond.
-     */
-    private final int maxTrackedTenants;
-
-    /**
      * Quotas whose refusal is remembered at once: those of the configured models and
      * clients, and of the tracked tenants, fit many times over.
      */
@@ -68,13 +61,8 @@ public final class TokenQuotas {
     /** Whether no quota is configured: then every reservation is free, at no cost. */
     private final boolean empty;
 
-    private final ReentrantLock tenantsLock = new ReentrantLock();
-
-    /** Tenants that reserved lately, most recently used last. */
-    private final LinkedHashMap<String, Boolean> tenants = new LinkedHashMap<>(16, 0.75f, true);
-
-    /** Changed each time a tenant starts or stops being tracked. */
-    private volatile long tenantsVersion;
+    /** Tenants that reserved lately, with no quota of their own. */
+    private final TrackedTenants tenants;
 
     /**
      * The counters that refused the last call asking them, by key, with the end of their
@@ -101,10 +89,7 @@ public final class TokenQuotas {
      * ({@code llm.throttle.max-tracked-names}), the least recently used forgotten beyond
      */
     public TokenQuotas(QuotaSettings settings, QuotaStore store, Clock clock, int maxTrackedTenants) {
-        if (maxTrackedTenants < 1) {
-            throw new IllegalArgumentException("maxTrackedTenants must be at least 1, was " + maxTrackedTenants);
-        }
-        this.maxTrackedTenants = maxTrackedTenants;
+        this.tenants = new TrackedTenants(maxTrackedTenants);
         this.settings = settings;
         this.store = store;
         this.clock = clock;
@@ -251,15 +236,7 @@ public final class TokenQuotas {
      * @return the tenants
      */
     public List<String> tenants() {
-        List<String> tenants = new ArrayList<>(this.settings.tenantOverrides().keySet());
-        this.tenantsLock.lock();
-        try {
-            this.tenants.keySet().stream().filter((tenant) -> !tenants.contains(tenant)).forEach(tenants::add);
-        }
-        finally {
-            this.tenantsLock.unlock();
-        }
-        return tenants;
+        return this.tenants.withConfigured(this.settings.tenantOverrides().keySet());
     }
 
     /**
@@ -268,7 +245,7 @@ public final class TokenQuotas {
      * @return the version of the tracked tenants
      */
     public long tenantsVersion() {
-        return this.tenantsVersion;
+        return this.tenants.version();
     }
 
     private void add(List<QuotaState> states, String scope, @Nullable String client, @Nullable String model,
@@ -354,20 +331,7 @@ public final class TokenQuotas {
     }
 
     private void track(String tenant, Instant now) {
-        String forgotten = null;
-        this.tenantsLock.lock();
-        try {
-            if (this.tenants.put(tenant, Boolean.TRUE) == null) {
-                this.tenantsVersion++;
-            }
-            if (this.tenants.size() > this.maxTrackedTenants) {
-                forgotten = this.tenants.keySet().iterator().next();
-                this.tenants.remove(forgotten);
-            }
-        }
-        finally {
-            this.tenantsLock.unlock();
-        }
+        String forgotten = this.tenants.track(tenant);
         if (forgotten != null && !this.settings.tenantOverrides().containsKey(forgotten)) {
             // its counters may go: the store keeps what they count in a compact record
             List<Quota> quotas = new ArrayList<>(2);

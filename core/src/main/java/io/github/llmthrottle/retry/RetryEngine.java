@@ -25,7 +25,10 @@ import org.springframework.core.retry.RetryTemplate;
  * ({@link Retries}): the wait before a retry depends on the failure (the server's
  * {@code retry-after}) and on the retries made so far, which Spring's back-off does not
  * see, and it is slept on the client's {@link TimeSource} (so that tests run on a fake
- * clock), leaving the template nothing to sleep.
+ * clock), leaving the template nothing to sleep. A template keeps nothing of an execution
+ * and could serve many threads, but it asks its policy only whether a failure is retried
+ * and for a new back-off, never for which call: a template shared by the calls of a
+ * client could not reach the state of each, so the engine does not keep one.
  * <p>
  * An {@link Attempt} returns its result when the outcome is final (a success, or a
  * non-retryable error the caller surfaces itself) and throws

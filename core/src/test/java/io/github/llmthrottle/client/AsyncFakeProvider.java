@@ -3,26 +3,27 @@ package io.github.llmthrottle.client;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A non-blocking transport for the asynchronous call pipeline's tests: each attempt takes
  * the next scripted response, I/O error, or an exchange left in flight for the test to
- * complete or to see cancelled; attempts and their targets are counted.
+ * complete or to see cancelled; attempts and their targets are counted (read from any
+ * thread: a call may go on on another).
  */
 final class AsyncFakeProvider implements AsyncProviderExchange<FakeProvider.Response> {
 
     private final Deque<Object> script = new ArrayDeque<>();
 
-    final List<CompletableFuture<FakeProvider.Response>> inFlight = new ArrayList<>();
+    final List<CompletableFuture<FakeProvider.Response>> inFlight = new CopyOnWriteArrayList<>();
 
-    final List<String> targets = new ArrayList<>();
+    final List<String> targets = new CopyOnWriteArrayList<>();
 
-    final List<FakeProvider.Response> sent = new ArrayList<>();
+    final List<FakeProvider.Response> sent = new CopyOnWriteArrayList<>();
 
     private final boolean redirects;
 

@@ -115,6 +115,47 @@ class ExactTokenCountsTests {
         assertThat(this.counts).isEmpty();
     }
 
+    @Test
+    void withoutHoldingAThreadTheCallGoesOnWhenTheCountComes() {
+        this.answer = new CompletableFuture<>();
+        CompletableFuture<Long> tokens = inputTokensAsync(text(30_000));
+        assertThat(tokens).isNotDone();
+        this.answer.complete(4_321L);
+        assertThat(tokens).isCompletedWithValue(4_321L);
+        // the timeout was called off with the wait
+        this.clock.advance(Duration.ofSeconds(1));
+        assertThat(tokens).isCompletedWithValue(4_321L);
+    }
+
+    @Test
+    void withoutHoldingAThreadASlowCountKeepsTheEstimateAtTheTimeoutOnTheClockAndIsCancelled() {
+        this.answer = new CompletableFuture<>();
+        CompletableFuture<Long> tokens = inputTokensAsync(text(30_000));
+        this.clock.advance(Duration.ofMillis(49));
+        assertThat(tokens).isNotDone();
+        this.clock.advance(Duration.ofMillis(1));
+        assertThat(tokens).isCompletedWithValue(ESTIMATE);
+        assertThat(this.counts.get(0)).isCancelled();
+        assertThat(this.clock.sleeps()).isEmpty();
+    }
+
+    @Test
+    void withoutHoldingAThreadAFailedCountKeepsTheEstimateAndACancelledWaitCancelsTheCount() {
+        this.answer = CompletableFuture.failedFuture(new IllegalStateException("count_tokens answered 429"));
+        assertThat(inputTokensAsync(text(30_000))).isCompletedWithValue(ESTIMATE);
+        assertThat(inputTokensAsync(text(100))).isCompletedWithValue(ESTIMATE);
+        this.answer = new CompletableFuture<>();
+        this.clock.advance(Duration.ofMinutes(1));
+        CompletableFuture<Long> abandoned = inputTokensAsync(text(30_000));
+        abandoned.cancel(true);
+        assertThat(this.counts.get(1)).isCancelled();
+        assertThat(this.counts).hasSize(2);
+    }
+
+    private CompletableFuture<Long> inputTokensAsync(LlmRequest read) {
+        return this.exactCounts.inputTokensAsync("m", request("/v1/messages"), read, ESTIMATE);
+    }
+
     private long inputTokens(String path, LlmRequest read) {
         return this.exactCounts.inputTokens("m", request(path), read, ESTIMATE);
     }

@@ -1,5 +1,8 @@
 package io.github.llmthrottle.client;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import com.sun.net.httpserver.HttpServer;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.client.ClientSettings.ModelSettings;
 import io.github.llmthrottle.limit.LimiterRegistry;
@@ -28,6 +33,7 @@ import io.github.llmthrottle.time.FakeClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The call pipeline that holds no thread ({@link ThrottledClient#exchangeAsync}), on a
@@ -76,6 +82,11 @@ class ThrottledClientAsyncTests {
 
     private final RetrySettings retry = new RetrySettings(2, Duration.ofMillis(500), 2.0, Duration.ofSeconds(30),
             Jitter.NONE, true, Duration.ofSeconds(60));
+
+    /** Counts every request; the count's real timeout is far longer than any test. */
+    private static final CountTokensSettings COUNTING = CountTokensSettings.OFF.withEnabled(true)
+        .withMinCharacters(1)
+        .withTimeout(Duration.ofSeconds(60));
 
     private final ModelLimits oneAtATime = new ModelLimits(1000L, 1_000_000L, 100_000L, 1);
 
@@ -249,6 +260,64 @@ class ThrottledClientAsyncTests {
         }
     }
 
+    @Test
+    void aTokenCountIsRetriedAsABlockingOneIsWithoutTouchingTheModel() {
+        ThrottledClient client = client(this.oneAtATime, Map.of());
+        AsyncFakeProvider provider = new AsyncFakeProvider().then(429, RATE_LIMITED, "retry-after", "1")
+            .then(200, "{\"input_tokens\":12}", JSON);
+        CompletableFuture<ThrottledResponse<FakeProvider.Response>> call = client.exchangeAsync(
+                request(URI.create("https://api.anthropic.com/v1/messages/count_tokens"), REQUEST), provider);
+        assertThat(call).isNotDone();
+        assertThat(provider.attempts()).isOne();
+        // the 429's body was read and released
+        assertThat(provider.sent.get(0).closed).isTrue();
+        this.clock.advance(Duration.ofSeconds(2));
+        assertThat(call).isCompleted();
+        assertThat(call.join().status()).isEqualTo(200);
+        assertThat(provider.attempts()).isEqualTo(2);
+        assertThat(totals(client).calls()).isZero();
+        assertThat(totals(client).rateLimited()).isZero();
+        assertThat(this.clock.sleeps()).isEmpty();
+    }
+
+    @Test
+    void theProvidersCountOfTheTokensIsAwaitedWithoutHoldingTheCallersThread() throws Exception {
+        try (CountingServer counting = new CountingServer()) {
+            ThrottledClient client = client(this.oneAtATime, Map.of(), COUNTING);
+            AsyncFakeProvider provider = new AsyncFakeProvider().thenInFlight();
+            CompletableFuture<ThrottledResponse<FakeProvider.Response>> call = client
+                .exchangeAsync(request(counting.messages(), REQUEST), provider);
+            // a blocking count would have held this thread until the count's timeout
+            assertThat(call).isNotDone();
+            assertThat(provider.attempts()).isZero();
+            counting.answer.complete("{\"input_tokens\":7777}");
+            await().atMost(Duration.ofSeconds(60)).until(() -> provider.inFlight.size() == 1);
+            assertThat(state(client).available().inputTokens()).isEqualTo(1_000_000L - 7777);
+            provider.inFlight.get(0).complete(new FakeProvider.Response(200, MESSAGE, JSON));
+            assertThat(call.get(60, TimeUnit.SECONDS).status()).isEqualTo(200);
+            assertThat(state(client).inFlight()).isZero();
+        }
+    }
+
+    @Test
+    void aCountSlowerThanItsTimeoutOnTheClockLeavesTheEstimateAndACancelledCallSendsNothing() throws Exception {
+        try (CountingServer counting = new CountingServer()) {
+            ThrottledClient client = client(this.oneAtATime, Map.of(), COUNTING);
+            AsyncFakeProvider provider = new AsyncFakeProvider().then(200, MESSAGE, JSON);
+            CompletableFuture<ThrottledResponse<FakeProvider.Response>> call = client
+                .exchangeAsync(request(counting.messages(), REQUEST), provider);
+            CompletableFuture<ThrottledResponse<FakeProvider.Response>> cancelled = client
+                .exchangeAsync(request(counting.messages(), REQUEST), provider);
+            assertThat(cancelled.cancel(true)).isTrue();
+            this.clock.advance(COUNTING.timeout());
+            assertThat(call).isCompleted();
+            assertThat(call.join().status()).isEqualTo(200);
+            assertThat(provider.attempts()).isOne();
+            assertThat(state(client).inFlight()).isZero();
+            assertThat(state(client).queued().total()).isZero();
+        }
+    }
+
     private ModelTotals.Snapshot totals(ThrottledClient client) {
         return client.model(MODEL).getTotals().snapshot();
     }
@@ -258,15 +327,24 @@ class ThrottledClientAsyncTests {
     }
 
     private static ProviderRequest request(String body) {
-        return new ProviderRequest("POST", URI.create("https://api.anthropic.com/v1/messages"), Headers.EMPTY,
-                body.getBytes(StandardCharsets.UTF_8), false);
+        return request(URI.create("https://api.anthropic.com/v1/messages"), body);
+    }
+
+    private static ProviderRequest request(URI uri, String body) {
+        return new ProviderRequest("POST", uri, Headers.EMPTY, body.getBytes(StandardCharsets.UTF_8), false);
     }
 
     private ThrottledClient client(ModelLimits limits, Map<String, DeploymentSettings> deployments) {
+        return client(limits, deployments, CountTokensSettings.OFF);
+    }
+
+    private ThrottledClient client(ModelLimits limits, Map<String, DeploymentSettings> deployments,
+            CountTokensSettings countTokens) {
         ClientSettings clientSettings = new ClientSettings("anthropic", ProviderDialect.ANTHROPIC,
                 URI.create("https://api.anthropic.com"), null, Duration.ofSeconds(1), Duration.ofSeconds(1), Map.of(),
                 MODEL, ModelLimits.UNLIMITED,
-                Map.of(MODEL, new ModelSettings(MODEL, limits, List.of(), null, deployments)), this.retry);
+                Map.of(MODEL, new ModelSettings(MODEL, limits, List.of(), null, deployments)), this.retry)
+            .withCountTokens(countTokens);
         ThrottleSettings settings = new ThrottleSettings(Map.of("anthropic", clientSettings), 10,
                 Duration.ofSeconds(30), null, Map.of());
         LimiterRegistry limiters = new LimiterRegistry(settings.clientLimits(), 10, Duration.ofSeconds(30),
@@ -274,6 +352,39 @@ class ThrottledClientAsyncTests {
         return new ThrottledClient(clientSettings, limiters, new CharacterTokenEstimator(), TenantResolver.NONE,
                 new CompositeThrottleObserver(List.of()), LlmThrottleObservations.NONE, new RequestBodyReader(),
                 new UsageReader(), CircuitSettings.DEFAULTS, this.clock);
+    }
+
+    /**
+     * Anthropic's token counting on loopback, answering each count when the test says.
+     */
+    private static final class CountingServer implements AutoCloseable {
+
+        final CompletableFuture<String> answer = new CompletableFuture<>();
+
+        private final HttpServer server;
+
+        CountingServer() throws IOException {
+            this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            this.server.createContext("/v1/messages/count_tokens", (exchange) -> {
+                byte[] body = this.answer.join().getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("content-type", "application/json");
+                exchange.sendResponseHeaders(200, body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
+            });
+            this.server.start();
+        }
+
+        URI messages() {
+            return URI.create("http://127.0.0.1:" + this.server.getAddress().getPort() + "/v1/messages");
+        }
+
+        @Override
+        public void close() {
+            this.answer.complete("{}");
+            this.server.stop(0);
+        }
+
     }
 
 }

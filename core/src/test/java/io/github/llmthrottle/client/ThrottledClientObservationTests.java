@@ -5,9 +5,11 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 import io.github.llmthrottle.CircuitOpenException;
@@ -303,6 +305,39 @@ class ThrottledClientObservationTests {
         this.provider.then(200, MESSAGE, "content-type", "application/json");
         assertThat(client.exchange(request(REQUEST), this.provider).status()).isEqualTo(200);
         assertThat(this.observations).doesNotHaveAnyObservation();
+    }
+
+    @Test
+    void anAsynchronousCallNestsInTheCallersObservationAndItsAttemptIsCurrentWhileTheExchangeStarts() {
+        ThrottledClient client = client(ModelLimits.UNLIMITED, this.retry, 10);
+        List<String> currentAtExchange = new ArrayList<>();
+        AsyncFakeProvider provider = new AsyncFakeProvider().then(200, MESSAGE, "content-type", "application/json");
+        AsyncProviderExchange<FakeProvider.Response> observed = new AsyncProviderExchange<>() {
+
+            @Override
+            public CompletableFuture<FakeProvider.Response> execute() {
+                Observation current = ThrottledClientObservationTests.this.observations.getCurrentObservation();
+                currentAtExchange.add((current != null) ? current.getContext().getName() : "none");
+                return provider.execute();
+            }
+
+            @Override
+            public CompletableFuture<byte[]> readBody(FakeProvider.Response response, int limit) {
+                return provider.readBody(response, limit);
+            }
+
+        };
+        Observation caller = Observation.start("caller", this.observations);
+        try (Observation.Scope scope = caller.openScope()) {
+            assertThat(client.exchangeAsync(request(REQUEST), observed)).isCompleted();
+        }
+        caller.stop();
+        assertThat(currentAtExchange).containsExactly("llm.throttle.attempt");
+        assertThat(this.observations.getCurrentObservation()).isNull();
+        assertThat(this.observations).hasObservationWithNameEqualTo("llm.throttle.call")
+            .that()
+            .hasBeenStopped()
+            .hasParentObservationContextSatisfying((parent) -> assertThat(parent.getName()).isEqualTo("caller"));
     }
 
     private void assertEveryObservationHasTheSameLowCardinalityKeys() {

@@ -20,6 +20,7 @@ import dev.langchain4j.http.client.HttpRequest;
 import dev.langchain4j.http.client.SuccessfulHttpResponse;
 import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
+import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
@@ -53,10 +54,12 @@ import io.github.llmthrottle.provider.EndpointClass;
  * <p>
  * One retry layer: a LangChain4j chat model retries failures itself ({@code maxRetries},
  * 2 by default), including a throttling failure, so {@code maxRetries(0)} belongs in the
- * same line. LangChain4j's SPI reports an error response by its status and body only; for
- * its default client ({@code JdkHttpClient}) this hook reads the headers below it, so a
- * 429's {@code retry-after} and rate-limit headers are honoured. Through any other client
- * they do not reach the hook, and a retry waits as {@code llm.throttle.retry} says.
+ * same line. The hook cannot read or set it; it logs a warning, once per model, when a
+ * model sends again at once a request that llm-throttle gave up on. LangChain4j's SPI
+ * reports an error response by its status and body only; for its default client
+ * ({@code JdkHttpClient}) this hook reads the headers below it, so a 429's
+ * {@code retry-after} and rate-limit headers are honoured. Through any other client they
+ * do not reach the hook, and a retry waits as {@code llm.throttle.retry} says.
  * <p>
  * The default client follows no redirect, even when its
  * {@code java.net.http.HttpClient.Builder} was told to: the JDK client would send every
@@ -212,10 +215,13 @@ public final class LangChain4jThrottling {
 
         private final Supplier<AttemptHeaders> attemptHeaders;
 
+        private final StackedRetries stackedRetries;
+
         ThrottlingHttpClient(ThrottledClient client, HttpClient delegate, Supplier<AttemptHeaders> attemptHeaders) {
             this.client = client;
             this.delegate = delegate;
             this.attemptHeaders = attemptHeaders;
+            this.stackedRetries = new StackedRetries(client.getName());
         }
 
         @Override
@@ -225,8 +231,16 @@ public final class LangChain4jThrottling {
             }
             // the body is read by the pipeline, as every adapter's: a successful response
             // whose body breaks while read is not retried (it was billed)
-            ThrottledResponse<LangChain4jResponse> response = exchange(request, false,
-                    new HandedOffExchange(this.delegate, request, this.attemptHeaders), caller());
+            this.stackedRetries.sending(request);
+            ThrottledResponse<LangChain4jResponse> response;
+            try {
+                response = exchange(request, false, new HandedOffExchange(this.delegate, request, this.attemptHeaders),
+                        caller());
+            }
+            catch (LlmThrottleException ex) {
+                this.stackedRetries.gaveUp(request);
+                throw ex;
+            }
             try (response) {
                 byte[] body = response.body().readAllBytes();
                 if (!isSuccessful(response.status())) {

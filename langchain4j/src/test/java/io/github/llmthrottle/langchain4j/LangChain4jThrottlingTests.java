@@ -39,6 +39,7 @@ import io.github.llmthrottle.time.SleeplessTimeSource;
 import io.github.llmthrottle.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -47,6 +48,8 @@ import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfigur
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
@@ -64,6 +67,7 @@ import static org.awaitility.Awaitility.await;
  * {@code .httpClientBuilder(throttling.httpClientBuilder("openai", JdkHttpClient.builder()))},
  * against the simulated provider.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LangChain4jThrottlingTests {
 
     private static final String GPT = "gpt-4o-mini";
@@ -173,7 +177,7 @@ class LangChain4jThrottlingTests {
     }
 
     @Test
-    void a429WithRetryAfterIsAttemptedMaxRetriesPlusOneTimesInAll() {
+    void a429WithRetryAfterIsAttemptedMaxRetriesPlusOneTimesInAll(CapturedOutput output) {
         simulator.simulator()
             .script(GPT, Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"),
                     Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"));
@@ -184,6 +188,21 @@ class LangChain4jThrottlingTests {
             ModelTotals.Snapshot totals = model(context, "openai", GPT).getTotals().snapshot();
             assertThat(totals.attempts()).isEqualTo(3);
             assertThat(totals.rateLimited()).isEqualTo(3);
+            assertThat(output).doesNotContain("maxRetries(0)");
+        });
+    }
+
+    @Test
+    void aModelThatRetriesWhatLlmThrottleGaveUpOnIsWarnedAboutOnce(CapturedOutput output) {
+        simulator.simulator()
+            .script(GPT, Fault.status(429).retryAfter("0.01"), Fault.status(429).retryAfter("0.01"),
+                    Fault.status(429).retryAfter("0.01"));
+        this.runner.withPropertyValues("llm.throttle.retry.max-retries=0").run((context) -> {
+            // LangChain4j's own retries stacked on llm-throttle's: three calls of one
+            ChatModel model = openAi(context, 2);
+            assertThatThrownBy(() -> model.chat(PROMPT)).isInstanceOf(RetriesExhaustedException.class);
+            assertThat(simulator.simulator().stats(GPT).attempts()).isEqualTo(3);
+            assertThat(output).containsOnlyOnce("maxRetries(0)").contains("llm-throttle client 'openai'");
         });
     }
 

@@ -19,15 +19,12 @@ import com.anthropic.core.http.Interceptor;
 import com.anthropic.errors.AnthropicException;
 import com.anthropic.errors.AnthropicIoException;
 import io.github.llmthrottle.LlmThrottleException;
-import io.github.llmthrottle.client.Caller;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
-import io.github.llmthrottle.client.ProviderExchange;
-import io.github.llmthrottle.client.ProviderRequest;
-import io.github.llmthrottle.client.ProviderResponse;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
 import io.github.llmthrottle.provider.EndpointClass;
+import io.github.llmthrottle.sdk.ThrottlingSdkHttpClient.SdkResponse;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -103,12 +100,7 @@ public final class AnthropicSdkThrottling {
      * @throws IllegalArgumentException when no client is configured under that name
      */
     public Interceptor interceptor(String name) {
-        ThrottledClient client = this.registry.getClient(name);
-        if (client == null) {
-            throw new IllegalArgumentException(
-                    "No llm-throttle client '" + name + "' is configured (llm.throttle.clients." + name
-                            + "); configured: " + this.registry.getClients().keySet());
-        }
+        ThrottledClient client = SdkCalls.client(this.registry, name);
         return (httpClient) -> new ThrottlingHttpClient(client, httpClient);
     }
 
@@ -140,75 +132,45 @@ public final class AnthropicSdkThrottling {
         return out.toByteArray();
     }
 
-    private final class ThrottlingHttpClient implements HttpClient {
-
-        private final ThrottledClient client;
+    /**
+     * The SDK's HTTP client below the interceptor, throttled: SDK-level types onto the
+     * shared path of a request.
+     */
+    private final class ThrottlingHttpClient extends ThrottlingSdkHttpClient<HttpRequest, RequestOptions, HttpResponse>
+            implements HttpClient {
 
         private final HttpClient delegate;
 
         ThrottlingHttpClient(ThrottledClient client, HttpClient delegate) {
-            this.client = client;
+            super(client, AnthropicSdkThrottling.this.asyncExecutor);
             this.delegate = delegate;
         }
 
         @Override
         public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
-            return send(request, requestOptions, SdkCalls.caller(this.client));
-        }
-
-        /** Sends a request of {@code caller}, found where the request entered. */
-        private HttpResponse send(HttpRequest request, RequestOptions requestOptions, Caller caller) {
-            URI uri = uri(request);
-            if (this.client.endpointClass(uri) == EndpointClass.PASS_THROUGH) {
-                // not metered by the provider (a file, a batch): sent as the SDK built
-                // it,
-                // its body unread, and retried by the SDK as it would be without us
-                return this.delegate.execute(request, requestOptions);
-            }
-            HttpRequestBody requestBody = request.body();
-            byte[] body = bytes(requestBody);
-            // the body as bytes, so that every attempt sends it again
-            HttpRequest outgoing = request.toBuilder()
-                .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
-                .build();
-            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), uri,
-                    request.headers()::values, body, SdkCalls.acceptsEventStream(request.headers().values("Accept")),
-                    null, caller);
-            ThrottledResponse<SdkResponse> response;
-            try {
-                response = this.client.exchange(providerRequest,
-                        new SdkExchange(this.delegate, outgoing, requestOptions));
-            }
-            catch (IOException ex) {
-                // what the pipeline did not retry (a cancellation, a successful response
-                // whose body broke: it was billed) as a failure of the SDK's that its
-                // retry loop leaves alone, unlike its I/O errors
-                throw new AnthropicException(ex.getMessage(), ex);
-            }
-            return new ThrottledHttpResponse(response);
+            return send(request, requestOptions);
         }
 
         @Override
         public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
-            if (this.client.endpointClass(uri(request)) == EndpointClass.PASS_THROUGH) {
-                return this.delegate.executeAsync(request, requestOptions);
-            }
-            // the wait for admission and between retries blocks: on the executor, with
-            // the caller found here, on the calling thread
-            Caller caller = SdkCalls.caller(this.client);
-            return SdkCalls.async(AnthropicSdkThrottling.this.asyncExecutor,
-                    () -> send(request, requestOptions, caller));
+            return sendAsync(request, requestOptions);
+        }
+
+        @Override
+        public void close() {
+            this.delegate.close();
         }
 
         /**
          * Where the request goes: its own URL once the SDK has set its base URL, else the
          * path under the configured client's base URL.
          */
-        private URI uri(HttpRequest request) {
+        @Override
+        URI uri(HttpRequest request) {
             if (request.baseUrl() != null) {
                 return URI.create(request.url());
             }
-            String base = this.client.getSettings().baseUrl().toString();
+            String base = client().getSettings().baseUrl().toString();
             String url = request.toBuilder()
                 .baseUrl(base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
                 .build()
@@ -217,42 +179,63 @@ public final class AnthropicSdkThrottling {
         }
 
         @Override
-        public void close() {
-            this.delegate.close();
-        }
-
-    }
-
-    /**
-     * One attempt through the SDK's HTTP client below the interceptor: as the request
-     * says, or to a deployment of its model (another URL, other authentication headers).
-     */
-    private record SdkExchange(HttpClient delegate, HttpRequest request,
-            RequestOptions requestOptions) implements ProviderExchange<SdkResponse> {
-
-        @Override
-        public SdkResponse execute() throws IOException {
-            return send(this.request);
+        String method(HttpRequest request) {
+            return request.method().name();
         }
 
         @Override
-        public boolean canRedirect() {
-            return true;
+        io.github.llmthrottle.provider.Headers headers(HttpRequest request) {
+            return request.headers()::values;
         }
 
         @Override
-        public SdkResponse execute(ProviderTarget target) throws IOException {
-            return send(redirected(this.request, target));
+        byte[] body(HttpRequest request) {
+            return bytes(request.body());
         }
 
-        /** The SDK's I/O failure as the I/O error the pipeline retries. */
-        private SdkResponse send(HttpRequest request) throws IOException {
+        @Override
+        HttpRequest withBody(HttpRequest request, byte[] body) {
+            HttpRequestBody requestBody = request.body();
+            return request.toBuilder()
+                .body((requestBody != null) ? new BytesBody(body, requestBody.contentType()) : null)
+                .build();
+        }
+
+        @Override
+        HttpRequest redirected(HttpRequest request, ProviderTarget target) {
+            return AnthropicSdkThrottling.redirected(request, target);
+        }
+
+        @Override
+        HttpResponse sendAsBuilt(HttpRequest request, RequestOptions options) {
+            return this.delegate.execute(request, options);
+        }
+
+        @Override
+        CompletableFuture<HttpResponse> sendAsBuiltAsync(HttpRequest request, RequestOptions options) {
+            return this.delegate.executeAsync(request, options);
+        }
+
+        @Override
+        SdkResponse<HttpResponse> attempt(HttpRequest request, RequestOptions options) throws IOException {
             try {
-                return new SdkResponse(this.delegate.execute(request, this.requestOptions));
+                HttpResponse response = this.delegate.execute(request, options);
+                return new SdkResponse<>(response, response.statusCode(), response.headers()::values, response::body,
+                        response::close);
             }
             catch (AnthropicIoException ex) {
                 throw (ex.getCause() instanceof IOException io) ? io : new IOException(ex.getMessage(), ex);
             }
+        }
+
+        @Override
+        RuntimeException notRetried(IOException ex) {
+            return new AnthropicException(ex.getMessage(), ex);
+        }
+
+        @Override
+        HttpResponse throttled(ThrottledResponse<SdkResponse<HttpResponse>> response) {
+            return new ThrottledHttpResponse(response);
         }
 
     }
@@ -291,31 +274,6 @@ public final class AnthropicSdkThrottling {
 
     }
 
-    /** The SDK's response as the call pipeline sees it. */
-    private record SdkResponse(HttpResponse response) implements ProviderResponse {
-
-        @Override
-        public int status() {
-            return this.response.statusCode();
-        }
-
-        @Override
-        public io.github.llmthrottle.provider.Headers headers() {
-            return this.response.headers()::values;
-        }
-
-        @Override
-        public InputStream body() {
-            return this.response.body();
-        }
-
-        @Override
-        public void close() {
-            this.response.close();
-        }
-
-    }
-
     /**
      * The pipeline's response as the SDK's: the provider's status and headers plus
      * {@code x-should-retry: false}, and the body the pipeline hands out (bytes in
@@ -323,11 +281,11 @@ public final class AnthropicSdkThrottling {
      */
     private static final class ThrottledHttpResponse implements HttpResponse {
 
-        private final ThrottledResponse<SdkResponse> response;
+        private final ThrottledResponse<SdkResponse<HttpResponse>> response;
 
         private final Headers headers;
 
-        ThrottledHttpResponse(ThrottledResponse<SdkResponse> response) {
+        ThrottledHttpResponse(ThrottledResponse<SdkResponse<HttpResponse>> response) {
             this.response = response;
             this.headers = response.response()
                 .response()

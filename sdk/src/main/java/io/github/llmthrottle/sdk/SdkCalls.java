@@ -14,15 +14,17 @@ import java.util.function.Supplier;
 
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ThrottledClient;
 
 import org.springframework.web.util.UriComponentsBuilder;
 import org.springframework.web.util.UriUtils;
 
 /**
- * What the SDK adapters share whatever the SDK's types: the caller of a request, an
- * asynchronous request run on an executor, how a request asks for a stream of events, and
- * how a deployment's URI maps onto an SDK request's base URL and query parameters.
+ * What the SDK adapters share whatever the SDK's types: the configured client by name,
+ * the caller of a request, an asynchronous request run on an executor, how a request asks
+ * for a stream of events, and how a deployment's URI maps onto an SDK request's base URL
+ * and query parameters.
  */
 final class SdkCalls {
 
@@ -31,6 +33,23 @@ final class SdkCalls {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private SdkCalls() {
+    }
+
+    /**
+     * The configured client an SDK hook throttles with.
+     * @param registry the configured clients
+     * @param name the name of one of them
+     * @return the client
+     * @throws IllegalArgumentException when no client is configured under that name
+     */
+    static ThrottledClient client(LlmThrottleRegistry registry, String name) {
+        ThrottledClient client = registry.getClient(name);
+        if (client == null) {
+            throw new IllegalArgumentException(
+                    "No llm-throttle client '" + name + "' is configured (llm.throttle.clients." + name
+                            + "); configured: " + registry.getClients().keySet());
+        }
+        return client;
     }
 
     /**

@@ -15,7 +15,7 @@ import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.RetriesExhaustedException;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.AdmissionRecorder;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
@@ -383,37 +383,6 @@ class SpringAiThrottlingTests {
 
     private static ThrottledModel model(ApplicationContext context, String client, String model) {
         return context.getBean(LlmThrottleRegistry.class).getClient(client).model(model);
-    }
-
-    /**
-     * Records the priority and tenant of every admission: the tenant of the call's
-     * caller, as the pipeline tells each call's view of the observer.
-     */
-    private static final class AdmissionRecorder implements ThrottleObserver {
-
-        private final List<String> admitted;
-
-        private final @Nullable String tenant;
-
-        AdmissionRecorder(List<String> admitted) {
-            this(admitted, null);
-        }
-
-        private AdmissionRecorder(List<String> admitted, @Nullable String tenant) {
-            this.admitted = admitted;
-            this.tenant = tenant;
-        }
-
-        @Override
-        public ThrottleObserver forCall(Caller caller) {
-            return new AdmissionRecorder(this.admitted, caller.tenant());
-        }
-
-        @Override
-        public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-            this.admitted.add(priority + "/" + this.tenant);
-        }
-
     }
 
 }

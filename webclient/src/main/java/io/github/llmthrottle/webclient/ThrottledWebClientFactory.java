@@ -2,14 +2,11 @@ package io.github.llmthrottle.webclient;
 
 import java.util.function.Supplier;
 
-import io.github.llmthrottle.client.ClientSettings;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
-import io.github.llmthrottle.client.ThrottledClient;
+import io.github.llmthrottle.restclient.ClientHttpSettings;
 
 import org.springframework.boot.http.client.HttpClientSettings;
-import org.springframework.boot.http.client.HttpRedirects;
 import org.springframework.boot.http.client.reactive.ClientHttpConnectorBuilder;
-import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -53,29 +50,13 @@ public final class ThrottledWebClientFactory {
      * @return a new WebClient
      */
     public WebClient create(String name) {
-        ThrottledClient client = this.registry.getClient(name);
-        if (client == null) {
-            throw new IllegalArgumentException("No llm-throttle client named '" + name + "' is configured; known: "
-                    + this.registry.getClients().keySet());
-        }
-        ClientSettings settings = client.getSettings();
-        HttpClientSettings httpSettings = this.httpClientSettings
-            .withTimeouts(settings.connectTimeout(), settings.readTimeout())
-            .withRedirects(HttpRedirects.DONT_FOLLOW);
+        ClientHttpSettings settings = ClientHttpSettings.of(this.registry, name, this.httpClientSettings);
         return this.builders.get()
-            .baseUrl(settings.baseUrl().toString())
-            .defaultHeaders((headers) -> defaultHeaders(settings, headers))
-            .clientConnector(
-                    new ThrottlingClientHttpConnector(this.connectorBuilder.build(httpSettings), () -> this.registry))
+            .baseUrl(settings.baseUrl())
+            .defaultHeaders(settings::defaultHeaders)
+            .clientConnector(new ThrottlingClientHttpConnector(this.connectorBuilder.build(settings.httpSettings()),
+                    () -> this.registry))
             .build();
-    }
-
-    private static void defaultHeaders(ClientSettings settings, HttpHeaders headers) {
-        settings.defaultHeaders().forEach(headers::set);
-        String apiKey = settings.apiKey();
-        if (apiKey != null) {
-            settings.provider().authHeaders(apiKey).forEach(headers::set);
-        }
     }
 
 }

@@ -14,6 +14,9 @@ import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.provider.EndpointClass;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
@@ -40,8 +43,22 @@ import org.springframework.http.client.reactive.ClientHttpResponse;
  * leaking nothing. A throttling failure ({@code LlmThrottleException}) fails the
  * response; {@code WebClient} reports it as a {@code WebClientRequestException} whose
  * cause it is.
+ * <p>
+ * The call's {@code llm.throttle.call} observation nests in the {@code WebClient}'s
+ * {@code http.client.requests} (read from the Reactor context, where the
+ * {@code WebClient} puts it), and each attempt's {@code llm.throttle.attempt} is put in
+ * the Reactor context of the delegate's exchange, under
+ * {@code ObservationThreadLocalAccessor.KEY}, so that an HTTP library that observes its
+ * exchanges (Reactor Netty, with its observations on) nests them in the attempt.
  */
 public final class ThrottlingClientHttpConnector implements ClientHttpConnector {
+
+    /**
+     * Reads the observation current on this thread: Micrometer keeps it in one
+     * thread-local shared by every registry, so the no-op registry reads it as well as
+     * the application's would.
+     */
+    private static final ObservationRegistry CURRENT = ObservationRegistry.NOOP;
 
     private final ClientHttpConnector delegate;
 
@@ -76,7 +93,8 @@ public final class ThrottlingClientHttpConnector implements ClientHttpConnector 
         return Mono.defer(() -> {
             CapturedRequest captured = new CapturedRequest(method, uri);
             return requestCallback.apply(captured)
-                .then(Mono.deferContextual((reactive) -> throttle(client, captured, context(reactive))));
+                .then(Mono.deferContextual(
+                        (reactive) -> throttle(client, captured, context(reactive), observation(reactive))));
         });
     }
 
@@ -90,15 +108,28 @@ public final class ThrottlingClientHttpConnector implements ClientHttpConnector 
     }
 
     private Mono<ClientHttpResponse> throttle(ThrottledClient client, CapturedRequest captured,
-            @Nullable ThrottleContext context) {
+            @Nullable ThrottleContext context, @Nullable Observation parent) {
         HttpHeaders headers = new HttpHeaders();
         headers.putAll(captured.getHeaders());
         ProviderRequest request = new ProviderRequest(captured.getMethod().name(), captured.getURI(),
                 headers::getOrEmpty, captured.body(), false, null, Caller.of(context, client.getName()));
         Exchange exchange = new Exchange(captured, headers);
         // not suppressing cancellation: a cancelled subscription cancels the call
-        return Mono.fromFuture(() -> client.exchangeAsync(request, exchange), false)
-            .map(ThrottledClientHttpResponse::of);
+        return Mono.fromFuture(() -> {
+            // the call's observation nests in the WebClient's, as in a RestClient's
+            try (Observation.Scope observing = (parent != null) ? parent.openScope() : null) {
+                return client.exchangeAsync(request, exchange);
+            }
+        }, false).map(ThrottledClientHttpResponse::of);
+    }
+
+    /**
+     * The observation of the {@code WebClient}'s exchange, which it puts in the Reactor
+     * context.
+     */
+    private static @Nullable Observation observation(ContextView reactive) {
+        Object observation = reactive.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+        return (observation instanceof Observation parent) ? parent : null;
     }
 
     /**
@@ -136,10 +167,16 @@ public final class ThrottlingClientHttpConnector implements ClientHttpConnector 
         }
 
         private CompletableFuture<WebClientProviderResponse> send(URI uri, HttpHeaders headers) {
-            return ThrottlingClientHttpConnector.this.delegate
+            Mono<WebClientProviderResponse> sent = ThrottlingClientHttpConnector.this.delegate
                 .connect(this.captured.getMethod(), uri, (request) -> this.captured.replayOnto(request, headers))
-                .map(WebClientProviderResponse::new)
-                .toFuture();
+                .map(WebClientProviderResponse::new);
+            // the attempt's observation, current while the pipeline starts the exchange,
+            // is the parent of the delegate's own (Reactor Netty's, for one)
+            Observation attempt = CURRENT.getCurrentObservation();
+            if (attempt != null) {
+                sent = sent.contextWrite((reactive) -> reactive.put(ObservationThreadLocalAccessor.KEY, attempt));
+            }
+            return sent.toFuture();
         }
 
         @Override

@@ -1,12 +1,18 @@
 package io.github.llmthrottle.webclient;
 
 import java.io.InputStream;
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.llmthrottle.client.ProviderResponse;
 import io.github.llmthrottle.provider.Headers;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -16,13 +22,20 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 /**
  * A reactive connector's response as the call pipeline sees it: status and headers at
  * once; its body, a {@code Flux} that may be subscribed once, either read whole by the
- * pipeline ({@link #readBody}) or passed on to the caller ({@link #takeBody()}).
+ * pipeline ({@link #readBody}) or passed on to the caller ({@link #takeBody()}), until
+ * the client expires it idle ({@link #expired}).
  */
 final class WebClientProviderResponse implements ProviderResponse {
 
     private final ClientHttpResponse response;
 
     private final AtomicBoolean bodyTaken = new AtomicBoolean();
+
+    /** Signals that the stream expired idle. */
+    private final Sinks.One<Duration> expired = Sinks.one();
+
+    /** How long the stream was idle when it expired, once it has. */
+    private volatile @Nullable Duration idleFor;
 
     WebClientProviderResponse(ClientHttpResponse response) {
         this.response = response;
@@ -59,7 +72,12 @@ final class WebClientProviderResponse implements ProviderResponse {
         if (!this.bodyTaken.compareAndSet(false, true)) {
             return Flux.error(new IllegalStateException("The body of this response was already read"));
         }
-        return this.response.getBody();
+        // cut when the stream expires idle: the connection's body is cancelled (the
+        // connection closed), and the caller told why
+        return this.response.getBody().takeUntilOther(this.expired.asMono()).concatWith(Mono.defer(() -> {
+            Duration idle = this.idleFor;
+            return (idle != null) ? idle(idle) : Mono.empty();
+        }));
     }
 
     /**
@@ -79,6 +97,24 @@ final class WebClientProviderResponse implements ProviderResponse {
             DataBufferUtils.release(joined);
             return bytes;
         }).defaultIfEmpty(new byte[0]).toFuture();
+    }
+
+    /**
+     * The caller neither read nor cancelled the body for longer than the client's read
+     * timeout: the body is cancelled, and its reader fails with an error that says so.
+     * @param idle how long nothing was read
+     */
+    @Override
+    public void expired(Duration idle) {
+        close();
+        this.idleFor = idle;
+        this.expired.tryEmitValue(idle);
+    }
+
+    private static Mono<DataBuffer> idle(Duration idle) {
+        BigDecimal seconds = BigDecimal.valueOf(idle.toMillis(), 3).stripTrailingZeros();
+        return Mono.error(new TimeoutException("The streamed answer went idle for " + seconds.toPlainString()
+                + " s, longer than the client's read timeout: its connection was closed and its call settled"));
     }
 
     /** Releases a body nobody read: the connection goes back, or is closed. */

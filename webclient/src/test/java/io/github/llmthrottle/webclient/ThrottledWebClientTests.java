@@ -11,7 +11,7 @@ import io.github.llmthrottle.Priority;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.ThrottleContextAccessor;
 import io.github.llmthrottle.autoconfigure.LlmThrottleAutoConfiguration;
-import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.AdmissionRecorder;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ModelTotals;
 import io.github.llmthrottle.client.ThrottleObserver;
@@ -24,7 +24,6 @@ import io.github.llmthrottle.test.ModelLimits;
 import io.github.llmthrottle.time.FakeClock;
 import io.github.llmthrottle.time.TimeSource;
 import io.github.llmthrottle.webclient.autoconfigure.LlmThrottleWebClientAutoConfiguration;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
@@ -35,6 +34,7 @@ import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpC
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -178,6 +178,22 @@ class ThrottledWebClientTests {
     }
 
     @Test
+    void aWebClientBuiltWithoutBootsBuilderIsThrottledOnlyWithTheConnectorBean() {
+        this.runner.run((context) -> {
+            ClientHttpConnector connector = context.getBean(ClientHttpConnector.class);
+            assertThat(connector).isInstanceOf(ThrottlingClientHttpConnector.class);
+            WebClient plain = WebClient.builder().baseUrl(simulator.baseUrl()).build();
+            WebClient optedIn = WebClient.builder().baseUrl(simulator.baseUrl()).clientConnector(connector).build();
+            ThrottledClient.ThrottledModel model = model(context.getBean(LlmThrottleRegistry.class));
+            messages(plain, 100, false).header("x-api-key", "test-key").retrieve().toBodilessEntity().block(TIMEOUT);
+            assertThat(model.getTotals().snapshot().calls()).isZero();
+            messages(optedIn, 100, false).header("x-api-key", "test-key").retrieve().toBodilessEntity().block(TIMEOUT);
+            assertThat(model.getTotals().snapshot().calls()).isOne();
+            assertThat(simulator.simulator().stats(MODEL).attempts()).isEqualTo(2);
+        });
+    }
+
+    @Test
     void waitingCallsHoldNoThreadAndLeaveTheQueueWhenCancelled() {
         this.runner
             .withPropertyValues("llm.throttle.clients.anthropic.models." + MODEL + ".requests-per-minute=1",
@@ -218,33 +234,6 @@ class ThrottledWebClientTests {
     private static String body(int maxTokens, boolean stream) {
         return "{\"model\":\"" + MODEL + "\",\"max_tokens\":" + maxTokens + ",\"stream\":" + stream
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello\"}]}";
-    }
-
-    private static final class AdmissionRecorder implements ThrottleObserver {
-
-        private final List<String> admitted;
-
-        private final @Nullable String tenant;
-
-        AdmissionRecorder(List<String> admitted) {
-            this(admitted, null);
-        }
-
-        private AdmissionRecorder(List<String> admitted, @Nullable String tenant) {
-            this.admitted = admitted;
-            this.tenant = tenant;
-        }
-
-        @Override
-        public ThrottleObserver forCall(Caller caller) {
-            return new AdmissionRecorder(this.admitted, caller.tenant());
-        }
-
-        @Override
-        public void onAdmitted(String client, String model, Priority priority, Duration waited) {
-            this.admitted.add(priority + "/" + this.tenant);
-        }
-
     }
 
 }
