@@ -25,11 +25,11 @@ final class ModelPause {
     /** Logged as the attempt whose answer paused the model, as it always was. */
     private static final Log logger = LogFactory.getLog(ThrottledAttempt.class);
 
-    private ModelPause() {
-    }
-
     /** What the pause of an answer that paused nothing waits for. */
     static final CompletableFuture<Void> NONE = CompletableFuture.completedFuture(null);
+
+    private ModelPause() {
+    }
 
     /**
      * Pauses the model after an error answer that was a rate limit with a wait.
