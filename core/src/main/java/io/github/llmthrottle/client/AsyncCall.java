@@ -13,6 +13,7 @@ import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.retry.Cancellation;
 import io.github.llmthrottle.retry.RetryEngine;
 import io.github.llmthrottle.routing.ModelCircuit;
+import io.github.llmthrottle.time.TimeSource;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -151,6 +152,8 @@ final class AsyncCall<R extends ProviderResponse> {
         long queued = this.call.context().pipeline().time().nanoTime();
         return AttemptTokens.admitAsync(this.call.context(), target, this::track)
             .thenCompose((tokens) -> send(attempt, tokens, queued))
+            .handle((response, failure) -> heldEverywhere(attempt, response, failure))
+            .thenCompose(Function.identity())
             .whenComplete((response, failure) -> {
                 if (failure != null) {
                     attempt.failed(RetryEngine.causeOf(failure));
@@ -158,6 +161,23 @@ final class AsyncCall<R extends ProviderResponse> {
                 attempt.finish();
                 attempt.releaseCircuitUnlessHandedOver();
             });
+    }
+
+    /**
+     * The attempt's outcome once the pause its 429 started holds on every instance
+     * sharing a store: nobody hears of the 429 before. Goes on on the time source's
+     * thread, as after a timed wait, not on the store's I/O thread that said so.
+     */
+    private CompletableFuture<ThrottledResponse<R>> heldEverywhere(ThrottledAttempt<R> attempt,
+            @Nullable ThrottledResponse<R> response, @Nullable Throwable failure) {
+        CompletableFuture<ThrottledResponse<R>> outcome = (failure != null) ? CompletableFuture.failedFuture(failure)
+                : CompletableFuture.completedFuture(response);
+        CompletableFuture<Void> held = attempt.sharedPause();
+        if (held.isDone()) {
+            return outcome;
+        }
+        TimeSource time = this.call.context().pipeline().time();
+        return held.thenComposeAsync((done) -> outcome, (task) -> time.schedule(task, 0));
     }
 
     /** Sends the admitted attempt through the adapter, and handles what came back. */

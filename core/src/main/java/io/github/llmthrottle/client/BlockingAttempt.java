@@ -65,7 +65,13 @@ final class BlockingAttempt {
                 try (response; InputStream in = response.body()) {
                     errorBody = in.readNBytes(ResponseBodies.MAX_ERROR_BODY);
                 }
-                return attempt.refused(response, tokens, errorBody);
+                try {
+                    return attempt.refused(response, tokens, errorBody);
+                }
+                finally {
+                    // nobody hears of a 429 before every instance holds its pause
+                    attempt.sharedPause().join();
+                }
             }
             byte[] body;
             try (response; InputStream in = response.body()) {

@@ -2,6 +2,7 @@ package io.github.llmthrottle.client;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.limit.Permit;
@@ -13,7 +14,6 @@ import io.github.llmthrottle.retry.Cancellation;
 import io.github.llmthrottle.retry.Classification;
 import io.github.llmthrottle.retry.Classification.Outcome;
 import io.github.llmthrottle.retry.ResponseBodyReadException;
-import io.github.llmthrottle.retry.RetryAfter;
 import io.github.llmthrottle.retry.RetryableResponseException;
 import io.github.llmthrottle.routing.ModelCircuit;
 import io.micrometer.observation.Observation;
@@ -57,6 +57,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     private long sentNanos;
 
+    /** Completes once the pause a 429 of this attempt started holds on every instance. */
+    private CompletableFuture<Void> sharedPause = ModelPause.NONE;
+
     /** The rate-limit headers of a 2xx answer. */
     private @Nullable RateLimitSnapshot rateLimits;
 
@@ -97,6 +100,11 @@ final class ThrottledAttempt<R extends ProviderResponse> {
 
     CallContext context() {
         return this.context;
+    }
+
+    /** The pause of its 429: done once a shared store holds it, within its timeout. */
+    CompletableFuture<Void> sharedPause() {
+        return this.sharedPause;
     }
 
     Observation.Scope openScope() {
@@ -223,13 +231,9 @@ final class ThrottledAttempt<R extends ProviderResponse> {
         Permit permit = tokens.permit();
         String requestId = ResponseBodies.requestId(headers);
         Classification classification = this.context.pipeline().classifier().classify(status, headers, errorBody);
+        // first of all: every call of the model waits from here on, here and elsewhere
+        this.sharedPause = ModelPause.afterRefusal(this.context, this.target, classification, status, requestId);
         ended(classification.outcome(), status);
-        Duration serverWait = classification.serverWait();
-        if (classification.outcome() == Outcome.RATE_LIMITED && serverWait != null) {
-            ModelPause.pause(this.context, this.target,
-                    ModelPause.untilTheCallFits(this.context, this.target, classification, serverWait),
-                    "HTTP " + status, requestId);
-        }
         // an error's headers count nothing of this call: they are applied once the
         // unused reservation is given back; a 429's remaining 0 then empties the
         // bucket, whatever drift let the call go
@@ -267,15 +271,10 @@ final class ThrottledAttempt<R extends ProviderResponse> {
                 tokens.settleStreamed(usage, this.observation);
             }
             Outcome attemptOutcome = ErrorEnvelope.outcomeOf(outcome.errorType());
-            ended(attemptOutcome, status);
             if (attemptOutcome == Outcome.RATE_LIMITED) {
-                // a rate limit inside a 200 stream (Azure sends retry-after with it)
-                RetryAfter serverWait = RetryAfter.fromHeaders(headers, this.context.pipeline().time().clock());
-                if (serverWait != null) {
-                    ModelPause.pause(this.context, this.target, serverWait.duration(),
-                            "a rate-limit event in a 200 stream", ResponseBodies.requestId(headers));
-                }
+                ModelPause.afterStreamedRateLimit(this.context, this.target, headers);
             }
+            ended(attemptOutcome, status);
             tokens.permit()
                 .release((attemptOutcome != Outcome.SUCCESS) ? Permit.Outcome.DROPPED
                         : outcome.complete() ? Permit.Outcome.SUCCESS : Permit.Outcome.IGNORED);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -342,14 +343,16 @@ final class AdmissionGate {
      * {@code wait} of the store's time (sent without waiting).
      * @param until the end of the pause, in nanoseconds of the limiter's clock
      * @param wait how long the provider asked to wait
+     * @return completes once the store holds the pause too (at once without one)
      */
-    void pause(long until, Duration wait) {
+    CompletableFuture<Void> pause(long until, Duration wait) {
         this.pause.extendTo(until);
-        if (this.shared != null && !wait.isNegative()) {
-            long spacing = ModelPause.spacing(this.calibration.effectiveLimit(Dimension.REQUESTS));
-            this.shared.pause(BucketKeys.model(this.limiter.client(), this.limiter.model()), wait,
-                    Duration.ofNanos(spacing));
+        if (this.shared == null || wait.isNegative()) {
+            return CompletableFuture.completedFuture(null);
         }
+        long spacing = ModelPause.spacing(this.calibration.effectiveLimit(Dimension.REQUESTS));
+        return this.shared.pause(BucketKeys.model(this.limiter.client(), this.limiter.model()), wait,
+                Duration.ofNanos(spacing));
     }
 
     /** Forgets the take of a call that leaves the queue while taking. */

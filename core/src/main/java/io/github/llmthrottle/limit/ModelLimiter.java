@@ -1,7 +1,6 @@
 package io.github.llmthrottle.limit;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
@@ -350,21 +349,24 @@ public final class ModelLimiter implements Admission {
 
     /**
      * Holds every call of this model for {@code serverWait} from now (after a 429); see
-     * {@link ModelPause} for what happens when it ends.
+     * {@link ModelPause} for what happens when it ends. Returns once a shared store holds
+     * it too, or failed to within its timeout (it then holds on this instance alone).
      * @param serverWait how long the server asked to wait
      */
     public void pause(Duration serverWait) {
-        // a shared store only sends it on: fine under the lock
-        update((now) -> this.gate.pause(Nanos.saturatedAdd(now, Nanos.of(serverWait)), serverWait));
+        pauseAsync(serverWait).join();
     }
 
     /**
-     * Holds every call of this model until {@code until}, as {@link #pause(Duration)}
-     * does; an earlier instant than a pause already in force changes nothing.
-     * @param until when calls may go again
+     * Holds every call of this model as {@link #pause(Duration)} does, without waiting.
+     * @param serverWait how long the server asked to wait
+     * @return completes once a shared store holds the pause too (within its timeout)
      */
-    public void pauseUntil(Instant until) {
-        pause(Duration.between(this.timeSource.instant(), until));
+    public CompletableFuture<Void> pauseAsync(Duration serverWait) {
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        update((now) -> this.gate.pause(Nanos.saturatedAdd(now, Nanos.of(serverWait)), serverWait)
+            .whenComplete((done, failure) -> held.complete(null)));
+        return held;
     }
 
     /**
@@ -410,8 +412,7 @@ public final class ModelLimiter implements Admission {
      * @return the limits
      */
     public ModelLimits limits() {
-        // an immutable record, published through a volatile field: read on every
-        // settlement, it takes no lock
+        // an immutable record in a volatile field: read on every settlement, lock-free
         return this.calibration.configured();
     }
 

@@ -72,11 +72,36 @@ public interface QuotaStore {
      * @param exceeded {@code -1} when taken, else the index of the first counter that
      * would have gone over its limit
      * @param correction where to correct what was taken, {@code null} when nothing was
+     * @param now the store's time when it answered, {@code null} for this instance's: the
+     * window a refusal counts in, and so when it resets (a shared store's counters run on
+     * its server's time)
      */
-    record Take(int exceeded, @Nullable Correction correction) {
+    record Take(int exceeded, @Nullable Correction correction, @Nullable Instant now) {
+
+        /**
+         * An answer on this instance's time.
+         * @param exceeded {@code -1} when taken, else the index of the first counter that
+         * would have gone over its limit
+         * @param correction where to correct what was taken, {@code null} when nothing
+         * was
+         */
+        public Take(int exceeded, @Nullable Correction correction) {
+            this(exceeded, correction, null);
+        }
 
         public static Take refused(int exceeded) {
             return new Take(exceeded, null);
+        }
+
+        /**
+         * A refusal by a store whose counters run on another clock.
+         * @param exceeded the index of the first counter that would have gone over its
+         * limit
+         * @param now the store's time when it refused
+         * @return the answer
+         */
+        public static Take refused(int exceeded, Instant now) {
+            return new Take(exceeded, null, now);
         }
 
     }

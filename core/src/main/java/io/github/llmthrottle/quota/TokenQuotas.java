@@ -29,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * {@link TenantQuotaExceededException} for a tenant's quota,
  * {@link TokenQuotaExceededException} for a model's or a client's, with the time until
  * the window resets as its retry-after. Windows are calendar days and months in UTC
- * ({@link QuotaWindow}), read from the wall clock.
+ * ({@link QuotaWindow}), read from the wall clock; a store whose counters run on its
+ * server's time says when it refused ({@link QuotaStore.Take#now()}), and the retry-after
+ * is counted from then to the end of the server's window.
  *
  * <p>
  * A quota is exhausted when nothing is left of it, or when it refused the last call that
@@ -146,8 +148,10 @@ public final class TokenQuotas {
         }
         int exceeded = take.exceeded();
         if (exceeded >= 0) {
-            refused(quotas.get(exceeded));
-            throw exceeded(client, model, tenant, quotas.get(exceeded));
+            // resets when the store's window ends, by the store's time
+            Quota quota = quotas.get(exceeded).at(take.now());
+            refused(quota);
+            throw exceeded(client, model, tenant, quota);
         }
         if (!this.refusals.isEmpty()) {
             counters.forEach((counter) -> this.refusals.remove(counter.key()));
@@ -339,6 +343,13 @@ public final class TokenQuotas {
     /** One quota of one call, in the window in force. */
     private record Quota(String scope, @Nullable String client, @Nullable String model, @Nullable String tenant,
             long limit, QuotaWindow.Period period, QuotaStore.Counter counter, Instant now) {
+
+        /** The same quota in the window in force at the store's time, if it has one. */
+        Quota at(@Nullable Instant storeNow) {
+            return (storeNow != null) ? new Quota(this.scope, this.client, this.model, this.tenant, this.limit,
+                    this.period.window().periodOf(storeNow), this.counter, storeNow) : this;
+        }
+
     }
 
     /**

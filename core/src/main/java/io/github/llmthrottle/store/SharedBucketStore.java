@@ -3,6 +3,7 @@ package io.github.llmthrottle.store;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -58,14 +59,19 @@ public interface SharedBucketStore extends BucketStore {
      * Pauses a model on every instance that shares the store, after a 429 or a
      * retry-after: no {@link #take} of its buckets is granted before the store's time now
      * plus {@code wait} (a later pause in force stays), and the takes after it go one per
-     * {@code spacing} across all instances until the calls that piled up have gone.
-     * Returns at once, never waiting for the store; a store that cannot be reached drops
-     * it (each instance still pauses itself). By default nothing is shared.
+     * {@code spacing} across all instances until the calls that piled up have gone. Sends
+     * it at once without waiting for the store; the answer says when no take of any
+     * instance is granted any more, so that the instance told to wait can hold back its
+     * caller (and the retry) until then. A store that cannot be reached drops it (each
+     * instance still pauses itself). By default nothing is shared.
      * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
      * @param wait how long the provider asked to wait
      * @param spacing the time between two calls released after the pause
+     * @return completes once the store holds the pause, or once it is known not to (a
+     * failure, the store's timeout): never later than the timeout, never exceptionally
      */
-    default void pause(String modelKey, Duration wait, Duration spacing) {
+    default CompletableFuture<Void> pause(String modelKey, Duration wait, Duration spacing) {
+        return CompletableFuture.completedFuture(null);
     }
 
     /**

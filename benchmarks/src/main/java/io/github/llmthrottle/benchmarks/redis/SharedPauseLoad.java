@@ -29,12 +29,14 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * calls in a closed loop (admission, a 5 ms call, release) to one model at 6,000 requests
  * a minute; after {@code --warmup} seconds one instance is told to wait
  * {@code --retry-after} seconds (as by a 429 with {@code retry-after}) and pauses the
- * model. Counts the calls each instance sends after that pause was handled and before it
- * ends, and of those the ones sent over a millisecond after Redis held the pause (there
- * should be none: the others were granted by Redis before the pause reached it, like
- * calls already out when the 429 came), and how the calls after it are spread out: the
- * sends in the first 100 ms after it and the shortest gap between two of them across the
- * fleet.
+ * model: {@link ModelLimiter#pause} returns once Redis holds the pause, as the handling
+ * of a 429 does. Each call records when its admission started and when it was sent (its
+ * permit in hand). Of the calls sent during the pause it counts those whose admission
+ * started once the 429 was handled (there should be none: every take from then on meets
+ * the pause in Redis), and apart from them those whose admission started before (in
+ * flight at the 429: granted before the pause reached Redis, or waiting in a take then);
+ * and how the calls after the pause are spread out: the sends in the first 100 ms after
+ * it and the shortest gap between two of them across the fleet.
  *
  * <p>
  * With {@code --unshared} the stores keep the pause to the instance that was told to
@@ -72,46 +74,43 @@ public final class SharedPauseLoad {
                     TimeSource.system(), LimiterOptions.WITHOUT_SLOW_START)
                 .limiter("anthropic", "opus"));
         }
-        ConcurrentLinkedQueue<long[]> sends = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
         long start = System.nanoTime();
         long end = start + TimeUnit.MILLISECONDS.toNanos(warmupMillis + retryAfterMillis + 3_000);
         List<Thread> callers = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
             for (int t = 0; t < threads; t++) {
                 int instance = i;
-                Thread caller = new Thread(() -> call(limiters.get(instance), instance, end, sends));
+                Thread caller = new Thread(() -> call(limiters.get(instance), instance, end, calls));
                 caller.start();
                 callers.add(caller);
             }
         }
         Thread.sleep(warmupMillis);
-        long paused;
-        long recorded;
-        try (StatefulRedisConnection<String, String> connection = clients.get(0).connect()) {
-            limiters.get(0).pause(Duration.ofMillis(retryAfterMillis));
-            paused = System.nanoTime();
-            // when Redis holds the pause, as far as a poll can tell (at once if not
-            // shared)
-            while (!unshared && connection.sync().exists(prefix + ":{anthropic:opus}:pause") == 0) {
-                Thread.onSpinWait();
-            }
-            recorded = System.nanoTime();
-        }
-        long pauseEnd = paused + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
-        long settled = recorded + TimeUnit.MILLISECONDS.toNanos(1);
+        // the 429 arrives, and its handling returns once Redis holds the pause
+        long arrived = System.nanoTime();
+        limiters.get(0).pause(Duration.ofMillis(retryAfterMillis));
+        long handled = System.nanoTime();
+        long pauseEnd = arrived + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
         for (Thread caller : callers) {
             caller.join();
         }
-        long[] during = new long[INSTANCES];
-        long[] afterRecorded = new long[INSTANCES];
+        long[] late = new long[INSTANCES];
+        long[] inFlight = new long[INSTANCES];
+        long[] inFlightSentAfter = new long[INSTANCES];
         List<Long> after = new ArrayList<>();
-        for (long[] send : sends) {
-            if (send[1] > paused && send[1] < pauseEnd) {
-                during[(int) send[0]]++;
-                afterRecorded[(int) send[0]] += (send[1] > settled) ? 1 : 0;
+        for (Call call : calls) {
+            if (call.sent() > arrived && call.sent() < pauseEnd) {
+                if (call.started() > handled) {
+                    late[call.instance()]++;
+                }
+                else {
+                    inFlight[call.instance()]++;
+                    inFlightSentAfter[call.instance()] += (call.sent() > handled) ? 1 : 0;
+                }
             }
-            else if (send[1] >= pauseEnd && send[1] < pauseEnd + TimeUnit.MILLISECONDS.toNanos(100)) {
-                after.add(send[1]);
+            else if (call.sent() >= pauseEnd && call.sent() < pauseEnd + TimeUnit.MILLISECONDS.toNanos(100)) {
+                after.add(call.sent());
             }
         }
         after.sort(Long::compare);
@@ -119,14 +118,16 @@ public final class SharedPauseLoad {
         for (int i = 1; i < after.size(); i++) {
             shortestGap = Math.min(shortestGap, after.get(i) - after.get(i - 1));
         }
-        System.out.printf(Locale.ROOT, "%d instances x %d callers, retry-after %d ms on instance 0%s%n", INSTANCES,
-                threads, retryAfterMillis, unshared ? ", pause not shared" : "");
+        System.out.printf(Locale.ROOT, "%d instances x %d callers, retry-after %d ms on instance 0%s; %d calls%n",
+                INSTANCES, threads, retryAfterMillis, unshared ? ", pause not shared" : "", calls.size());
         for (int i = 0; i < INSTANCES; i++) {
             System.out.printf(Locale.ROOT,
-                    "instance %d: %d calls sent during the pause, %d of them 1 ms after Redis held it%n", i, during[i],
-                    afterRecorded[i]);
+                    "instance %d: sent during the pause: %d whose admission started after the 429 was handled,"
+                            + " %d in flight at the 429 (%d of them sent after it was handled)%n",
+                    i, late[i], inFlight[i], inFlightSentAfter[i]);
         }
-        System.out.printf(Locale.ROOT, "pause held by Redis %.2f ms after it was handled%n", (recorded - paused) / 1e6);
+        System.out.printf(Locale.ROOT, "the 429 handled %.2f ms after it arrived (%s)%n", (handled - arrived) / 1e6,
+                unshared ? "the pause not shared" : "once Redis held the pause");
         System.out.printf(Locale.ROOT, "first 100 ms after the pause: %d calls, shortest gap %.1f ms%n", after.size(),
                 (shortestGap == Long.MAX_VALUE) ? Double.NaN : shortestGap / 1e6);
         stores.forEach(RedisBucketStore::close);
@@ -139,12 +140,13 @@ public final class SharedPauseLoad {
         clients.forEach(RedisClient::shutdown);
     }
 
-    private static void call(ModelLimiter limiter, int instance, long end, ConcurrentLinkedQueue<long[]> sends) {
+    private static void call(ModelLimiter limiter, int instance, long end, ConcurrentLinkedQueue<Call> calls) {
         AdmissionRequest request = new AdmissionRequest(Priority.NORMAL, null, 0, 0, Duration.ofSeconds(30));
         while (System.nanoTime() < end) {
+            long started = System.nanoTime();
             try {
                 Permit permit = limiter.acquire(request);
-                sends.add(new long[] { instance, System.nanoTime() });
+                calls.add(new Call(instance, started, System.nanoTime()));
                 Thread.sleep(5);
                 permit.release(Permit.Outcome.IGNORED);
             }
@@ -156,6 +158,16 @@ public final class SharedPauseLoad {
                 return;
             }
         }
+    }
+
+    /**
+     * One call sent.
+     *
+     * @param instance the instance that sent it
+     * @param started when its admission started ({@link System#nanoTime()})
+     * @param sent when it was admitted, its permit in hand
+     */
+    private record Call(int instance, long started, long sent) {
     }
 
 }

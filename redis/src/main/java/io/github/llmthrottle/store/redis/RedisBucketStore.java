@@ -301,14 +301,13 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     @Override
-    public void pause(String modelKey, Duration wait, Duration spacing) {
-        this.pauses.pause(this.pauses.keyOf(modelKey), RedisTime.micros(wait), RedisTime.micros(spacing));
+    public CompletableFuture<Void> pause(String modelKey, Duration wait, Duration spacing) {
+        return this.pauses.pause(this.pauses.keyOf(modelKey), RedisTime.micros(wait), RedisTime.micros(spacing));
     }
 
     @Override
     public long pausedNanos(String modelKey) {
-        this.pauses.sharedPause(this.pauses.keyOf(modelKey));
-        return this.pauses.heldNanos(this.pauses.keyOf(modelKey));
+        return this.pauses.pausedNanos(modelKey);
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -125,27 +126,41 @@ final class RedisPauses {
     /**
      * Sends a pause at once from the caller's thread (Lettuce only queues it), ahead of
      * the store's own queue of settlements: every take the pause misses is a call sent.
+     * @return completes once Redis holds the pause, or failed to (within the timeout)
      */
-    void pause(String pauseKey, long waitMicros, long spacingMicros) {
+    CompletableFuture<Void> pause(String pauseKey, long waitMicros, long spacingMicros) {
         TimeSource time = this.store.timeSource();
         long sent = time.nanoTime();
         learned(pauseKey, sent, waitMicros * 1000);
         Connection connection = this.store.connector().current();
         if (connection == null) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        RedisBucketScript
+        return RedisBucketScript
             .pause(connection.commands(), this.store.serverNow(), pauseKey, waitMicros, spacingMicros, this.instanceId)
             .orTimeout(this.store.timeout().toNanos(), TimeUnit.NANOSECONDS)
-            .whenComplete((reply, failure) -> {
+            .handle((reply, failure) -> {
                 if (failure != null) {
                     logger.debug("A pause could not be shared through Redis", failure);
-                    return;
+                    return null;
                 }
                 // the pause may hold longer (another instance's): read it again
                 learned(pauseKey, sent, reply.pauseWaitMicros() * 1000);
                 this.known.computeIfPresent(pauseKey, (key, known) -> known.withReadAt(Long.MIN_VALUE));
+                return null;
             });
+    }
+
+    /**
+     * How long the model's pause still holds as far as this instance knows, reading it
+     * again in the background when the last reading is old ({@link #sharedPause}).
+     * @param modelKey the key prefix of the model's buckets
+     * @return nanoseconds, {@code 0} when no pause is known to hold
+     */
+    long pausedNanos(String modelKey) {
+        String pauseKey = keyOf(modelKey);
+        sharedPause(pauseKey);
+        return heldNanos(pauseKey);
     }
 
     /**

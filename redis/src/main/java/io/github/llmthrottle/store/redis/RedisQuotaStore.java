@@ -209,7 +209,8 @@ public final class RedisQuotaStore implements QuotaStore, AutoCloseable {
             if (reply != null) {
                 List<Counter> counted = reply.resolved(counters);
                 observe(counted, reply);
-                return (reply.exceeded() >= 0) ? Take.refused(reply.exceeded())
+                return (reply.exceeded() >= 0)
+                        ? Take.refused(reply.exceeded(), Instant.ofEpochMilli(reply.serverMillis()))
                         : new Take(-1, (delta) -> send(connection, counted, true, delta));
             }
             cause = answer.failure();

@@ -39,7 +39,11 @@ final class FleetOnRedis implements AutoCloseable {
      * rejecting without Redis.
      */
     ModelLimiter limiter(@Nullable Long requestsPerMinute) {
-        RedisBucketStore store = store();
+        return limiter(requestsPerMinute, store());
+    }
+
+    /** One more instance on {@code store}, as {@link #limiter(Long)} makes it. */
+    ModelLimiter limiter(@Nullable Long requestsPerMinute, RedisBucketStore store) {
         LimiterRegistry registry = new LimiterRegistry(
                 Map.of("anthropic",
                         new ClientLimits(null, Map.of("opus", new ModelLimits(requestsPerMinute, null, null, null)))),

@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.github.llmthrottle.TokenQuotaExceededException;
 import io.github.llmthrottle.limit.TestRedis;
 import io.github.llmthrottle.quota.QuotaSettings;
 import io.github.llmthrottle.quota.QuotaWindow;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -126,6 +128,26 @@ class RedisServerTimeTests {
             assertThat(keys).hasSize(1);
             assertThat(connection.sync().get(keys.get(0))).isEqualTo("40");
         }
+    }
+
+    @Test
+    void aQuotaUsedUpResetsWhenTheServersWindowEnds() {
+        QuotaSettings settings = TokenQuotasTests.modelQuota(new TokenQuota(1_000L, null));
+        // the server two hours before midnight, the instance three hours ahead of it: in
+        // its own next day, which would reset in 21 hours (tomorrow, as the counters
+        // expire by Redis's own time)
+        Instant midnight = QuotaWindow.DAY.periodOf(serverTime()).end().plus(Duration.ofDays(1));
+        FakeClock server = new FakeClock(midnight.minus(Duration.ofHours(2)));
+        FakeClock instance = new FakeClock(midnight.plus(Duration.ofHours(1)));
+        RedisQuotaStore store = new RedisQuotaStore(this.client, this.prefix, false, Duration.ofSeconds(2),
+                Duration.ofSeconds(1), instance, server);
+        this.closeables.add(store);
+        TokenQuotas quotas = new TokenQuotas(settings, store, instance);
+        quotas.reserve("anthropic", "opus", null, 900);
+        assertThatExceptionOfType(TokenQuotaExceededException.class)
+            .isThrownBy(() -> quotas.reserve("anthropic", "opus", null, 200))
+            .satisfies((ex) -> assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofHours(2)))
+            .withMessageContaining("resetting at " + midnight);
     }
 
     @Test

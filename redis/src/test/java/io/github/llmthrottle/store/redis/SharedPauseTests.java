@@ -3,7 +3,9 @@ package io.github.llmthrottle.store.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -54,6 +56,48 @@ class SharedPauseTests {
         assertThat(admitted(second)).isFalse();
         this.clock.advance(Duration.ofMillis(1));
         assertThat(admitted(second)).isTrue();
+    }
+
+    @Test
+    void noInstanceIsAdmittedOnceAPauseReturnsEvenATakeThatRacedIt() throws Exception {
+        RedisBucketStore firstStore = this.fleet.store();
+        RedisBucketStore secondStore = this.fleet.store();
+        ModelLimiter first = this.fleet.limiter(600L, firstStore);
+        ModelLimiter second = this.fleet.limiter(600L, secondStore);
+        ModelLimiter third = limiter();
+        assertThat(admitted(first)).isTrue();
+        assertThat(admitted(second)).isTrue();
+        assertThat(admitted(third)).isTrue();
+        // the pause waits in Redis behind a blocking command on the first instance's
+        // connection, and a take of the second instance behind a longer one on its own
+        CompletableFuture<?> firstBlocked = block(firstStore, 0.5);
+        CompletableFuture<?> secondBlocked = block(secondStore, 1.0);
+        CompletableFuture<Boolean> raced = CompletableFuture.supplyAsync(() -> admittedUnchecked(second));
+        first.pause(Duration.ofSeconds(5));
+        assertThat(firstBlocked).as("the pause waited for Redis").isDone();
+        assertThat(pauseInRedis()).isTrue();
+        assertThat(admitted(third)).as("a take sent once the pause returned").isFalse();
+        assertThat(raced.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("a take that raced the pause into Redis")
+            .isFalse();
+        assertThat(secondBlocked).isDone();
+        this.clock.advance(Duration.ofMillis(4_999));
+        assertThat(admitted(second)).isFalse();
+        assertThat(admitted(third)).isFalse();
+        this.clock.advance(Duration.ofMillis(1));
+        assertThat(admitted(third)).isTrue();
+    }
+
+    @Test
+    void aPauseReturnsWithoutRedisOnceItsTimeoutIsOverAndHoldsThisInstance() throws Exception {
+        RedisBucketStore firstStore = this.fleet.store();
+        ModelLimiter first = this.fleet.limiter(600L, firstStore);
+        assertThat(admitted(first)).isTrue();
+        // longer than the store's timeout of 2 s: the pause never reaches Redis in time
+        block(firstStore, 3.0);
+        first.pause(Duration.ofSeconds(5));
+        assertThat(pauseInRedis()).as("returned after the timeout, before Redis held it").isFalse();
+        assertThat(admitted(first)).as("held by its own pause").isFalse();
+        await().atMost(PATIENCE).until(this::pauseInRedis);
     }
 
     @Test
@@ -159,6 +203,35 @@ class SharedPauseTests {
         assertThat(admitted(second)).isFalse();
         this.clock.advance(Duration.ofMillis(100));
         assertThat(admitted(second)).isTrue();
+    }
+
+    /**
+     * Sends a command that blocks {@code store}'s own connection for {@code seconds}:
+     * what the store sends next waits behind it in Redis.
+     */
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<?> block(RedisBucketStore store, double seconds) {
+        RedisConnector.Connection connection = store.connector().current();
+        assertThat(connection).isNotNull();
+        return ((StatefulRedisConnection<String, String>) connection.connection()).async()
+            .blpop(seconds, this.fleet.prefix + ":nothing")
+            .toCompletableFuture();
+    }
+
+    private boolean pauseInRedis() {
+        try (StatefulRedisConnection<String, String> connection = this.fleet.client().connect()) {
+            return connection.sync().exists(this.fleet.prefix + ":{anthropic:opus}:pause") == 1;
+        }
+    }
+
+    private static boolean admittedUnchecked(ModelLimiter limiter) {
+        try {
+            return admitted(limiter);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
     }
 
     private void awaitPauseInRedis() {
