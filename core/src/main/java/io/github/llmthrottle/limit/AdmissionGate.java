@@ -3,7 +3,6 @@ package io.github.llmthrottle.limit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -58,7 +57,11 @@ import org.jspecify.annotations.Nullable;
  * soon as this instance gave tokens back ({@link #bucketsChanged()}), including while its
  * take was out: an answer sent before a give-back was applied does not hold it back. Each
  * take carries the taker's priority and what calls of higher priorities wait behind it
- * ({@link FleetPriority}), so that the store keeps a reserve for them across instances.
+ * ({@link FleetPriority}), so that the store keeps a reserve for them across instances. A
+ * call of a model without any limit takes no bucket, but is a taker all the same: it asks
+ * the store whether a pause the store shares holds it
+ * ({@link SharedBucketStore#takeNone}), so that once another instance's pause is in the
+ * store no call of the model goes until its end.
  *
  * <p>
  * Not thread-safe: the owning {@link ModelLimiter} calls it with its lock held.
@@ -72,9 +75,6 @@ final class AdmissionGate {
      * instances may give tokens back sooner than the answer says.
      */
     static final long SHARED_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    private static final Settlement NOTHING_TAKEN = (amounts, givenBack) -> {
-    };
 
     private final ModelLimiter limiter;
 
@@ -211,21 +211,9 @@ final class AdmissionGate {
             waiter.beyondDeadline = waiter.retryBeyondDeadline;
             return holdBack(waiter, waiter.retryBlocker, waiter.retryAt);
         }
+        // Without a limit in any dimension it takes no bucket, but asks the store all the
+        // same, in one round trip: a pause another instance shares holds it at once.
         Demand demand = demand(waiter, queue, now);
-        if (demand.buckets().isEmpty()) {
-            // No limit in any dimension: nothing to take from the store, but a pause it
-            // shares (as last read, in the background) holds all the same.
-            long paused = Objects.requireNonNull(this.shared)
-                .pausedNanos(BucketKeys.model(this.limiter.client(), this.limiter.model()));
-            if (paused > 0) {
-                this.concurrency.revoke();
-                this.pause.extendTo(Nanos.saturatedAdd(now, paused));
-                return holdBack(waiter, Blocker.MODEL, Nanos.saturatedAdd(now, paused));
-            }
-            admit(waiter, new Reservation(demand.dimensions(), NOTHING_TAKEN, waiter.request.inputTokens(),
-                    waiter.request.outputTokens()), now, demand.inFlight());
-            return Long.MAX_VALUE;
-        }
         waiter.taking = demand;
         this.taker = waiter;
         waiter.takeTurn();
@@ -268,8 +256,10 @@ final class AdmissionGate {
         BucketStoreUnavailableException failure = null;
         lock.unlock();
         try {
-            take = shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), demand.waiting(),
-                    this.limiter.gaveBack);
+            take = demand.buckets().isEmpty()
+                    ? shared.takeNone(BucketKeys.model(this.limiter.client(), this.limiter.model()))
+                    : shared.take(demand.buckets(), demand.costs(), demand.modelBuckets(), demand.waiting(),
+                            this.limiter.gaveBack);
         }
         catch (BucketStoreUnavailableException ex) {
             failure = ex;

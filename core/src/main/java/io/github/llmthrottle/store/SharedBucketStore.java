@@ -56,6 +56,25 @@ public interface SharedBucketStore extends BucketStore {
     }
 
     /**
+     * Asks about a call of a model without any limit, which takes no bucket: whether a
+     * pause of the model shared by the store ({@link #pause}) holds it. One round trip,
+     * on the calling thread, within the store's timeout (as {@link #take}), so that once
+     * the store holds another instance's pause no call of the model goes anywhere until
+     * its end; the {@link ModelLimiter} calls it without its lock. By default from what
+     * this instance knows ({@link #pausedNanos}), without waiting.
+     * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
+     * @return {@link Take#withoutBuckets()} when the call may go, else how long the pause
+     * holds it
+     * @throws InterruptedException if the calling thread is interrupted
+     * @throws BucketStoreUnavailableException if the store cannot answer and is
+     * configured to refuse admissions
+     */
+    default Take takeNone(String modelKey) throws InterruptedException {
+        long paused = pausedNanos(modelKey);
+        return (paused > 0) ? new Take(null, paused, 0, paused) : Take.withoutBuckets();
+    }
+
+    /**
      * Pauses a model on every instance that shares the store, after a 429 or a
      * retry-after: no {@link #take} of its buckets is granted before the store's time now
      * plus {@code wait} (a later pause in force stays), and the takes after it go one per
@@ -77,9 +96,7 @@ public interface SharedBucketStore extends BucketStore {
     /**
      * How long a pause of the model shared by the store holds as far as this instance
      * knows now, without waiting for the store (which reads it again in the background
-     * when its last reading is old): for admissions that take nothing from the store (a
-     * model without limits), which would otherwise never see another instance's pause. By
-     * default nothing is shared.
+     * when its last reading is old). By default nothing is shared.
      * @param modelKey the key prefix of the model's buckets ({@link BucketKeys#model})
      * @return nanoseconds, {@code 0} when no pause is known to hold
      */
@@ -121,6 +138,9 @@ public interface SharedBucketStore extends BucketStore {
      */
     record Take(@Nullable Settlement settlement, long modelWaitNanos, long tenantWaitNanos, long pauseNanos) {
 
+        private static final Settlement NOTHING_TAKEN = (amounts, givenBack) -> {
+        };
+
         /**
          * An answer that says nothing of a shared pause.
          * @param settlement where to settle what was taken, {@code null} if nothing was
@@ -130,6 +150,15 @@ public interface SharedBucketStore extends BucketStore {
          */
         public Take(@Nullable Settlement settlement, long modelWaitNanos, long tenantWaitNanos) {
             this(settlement, modelWaitNanos, tenantWaitNanos, 0);
+        }
+
+        /**
+         * The answer that lets a call taking no bucket go ({@link #takeNone}): its
+         * settlement settles nothing.
+         * @return the answer
+         */
+        public static Take withoutBuckets() {
+            return new Take(NOTHING_TAKEN, 0, 0);
         }
 
         /** Whether every bucket was taken. */

@@ -6,10 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,8 +22,6 @@ import io.github.llmthrottle.time.TimeSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,8 +67,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisBucketStore implements SharedBucketStore, AutoCloseable {
 
-    private static final Log logger = LogFactory.getLog(RedisBucketStore.class);
-
     private static final AtomicInteger STORES = new AtomicInteger();
 
     private final String keyPrefix;
@@ -99,7 +91,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     private final RedisConnector redis;
 
     /** Sends what nobody waits for, in order. */
-    private final ExecutorService sender;
+    private final RedisBucketSender sender;
 
     private final Map<String, RedisBucket> buckets = new ConcurrentHashMap<>();
 
@@ -173,11 +165,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
         this.local = new LocalFallback(timeSource);
         this.pauses = new RedisPauses(this, instanceId);
         this.demandId = this.pauses.instanceId() + "/" + STORES.incrementAndGet();
-        this.sender = Executors.newSingleThreadExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, "llm-throttle-redis-send");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.sender = new RedisBucketSender(this);
         String withoutRedis = (onFailure == OnFailure.LOCAL) ? "serving calls from local buckets" : "rejecting calls";
         this.redis = new RedisConnector(client, timeout, retryInterval, withoutRedis, timeSource);
     }
@@ -205,6 +193,22 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     public Take take(List<TokenBucket> handles, long[] costs, int modelBuckets, @Nullable WaitingDemand waiting,
             Runnable givenBack) throws InterruptedException {
         RedisBucket[] buckets = handles.stream().map(RedisBucket.class::cast).toArray(RedisBucket[]::new);
+        return take(buckets, costs, modelBuckets, this.pauses.keyOfBucket(buckets[0].key), waiting, givenBack);
+    }
+
+    /**
+     * Asks Redis, as a take of no bucket, whether the model's pause holds a call of a
+     * model without limits: the script answers it as it answers a take of the model's
+     * buckets, so that another instance's pause holds it as soon as Redis holds it.
+     */
+    @Override
+    public Take takeNone(String modelKey) throws InterruptedException {
+        return take(new RedisBucket[0], new long[0], 0, this.pauses.keyOf(modelKey), null, () -> {
+        });
+    }
+
+    private Take take(RedisBucket[] buckets, long[] costs, int modelBuckets, @Nullable String pauseKey,
+            @Nullable WaitingDemand waiting, Runnable givenBack) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException("Interrupted before taking buckets from Redis");
         }
@@ -213,10 +217,9 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             throw new InterruptedException("Interrupted before taking buckets from Redis");
         }
         Throwable cause = null;
-        String pauseKey = this.pauses.keyOfBucket(buckets[0].key);
         if (connection != null) {
             long now = nowMicros();
-            String demandKey = this.pauses.modelKeyOfBucket(buckets[0].key, ":demand");
+            String demandKey = (buckets.length > 0) ? this.pauses.modelKeyOfBucket(buckets[0].key, ":demand") : null;
             Priorities priorities = (waiting != null && demandKey != null)
                     ? new Priorities(demandKey, this.demandId, waiting) : null;
             CompletableFuture<BucketReply> command = RedisBucketScript.run(connection.commands(), Operation.TAKE,
@@ -224,15 +227,16 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             // a late command's, or that of a caller interrupted while waiting (which says
             // nothing about Redis), is given back once it answers
             RedisConnector.Answer<BucketReply> answer = this.redis.await(connection, command,
-                    (late) -> giveBackIfTaken(late, connection, buckets, costs, givenBack));
+                    (late) -> this.sender.giveBackIfTaken(late, connection, buckets, costs, givenBack));
             BucketReply reply = answer.reply();
             if (reply != null) {
-                observe(buckets, reply, now);
+                RedisBucketSender.observe(buckets, reply, now);
                 if (pauseKey != null) {
                     this.pauses.learned(pauseKey, this.timeSource.nanoTime(), RedisTime.nanos(reply.pauseWaitMicros()));
                 }
                 if (reply.taken()) {
-                    return new Take(new RedisSettlement(connection, buckets), 0, 0);
+                    return (buckets.length > 0) ? new Take(this.sender.settlement(connection, buckets), 0, 0)
+                            : Take.withoutBuckets();
                 }
                 return new Take(null, RedisTime.nanos(reply.modelWaitMicros()),
                         RedisTime.nanos(reply.tenantWaitMicros()), RedisTime.nanos(reply.pauseWaitMicros()));
@@ -247,7 +251,7 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
             // a pause this instance knows of holds without Redis too
             return new Take(null, paused, 0, paused);
         }
-        return this.local.take(buckets, costs, modelBuckets);
+        return (buckets.length > 0) ? this.local.take(buckets, costs, modelBuckets) : Take.withoutBuckets();
     }
 
     /**
@@ -321,74 +325,13 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
     }
 
     /**
-     * Sends a command nobody waits for, from the store's own thread, on
-     * {@code connection} if it is still open; {@code applied} runs with its answer.
-     */
-    private void send(Connection connection, Operation operation, RedisBucket[] buckets, long[] amounts,
-            @Nullable Runnable applied) {
-        try {
-            this.sender.execute(() -> {
-                if (!connection.connection().isOpen()) {
-                    logger.debug("Redis connection lost: a change of the shared buckets was dropped");
-                    return;
-                }
-                long now = nowMicros();
-                RedisBucketScript
-                    .run(connection.commands(), operation, serverNow(), buckets.length, buckets, amounts, null, null)
-                    .orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-                    .whenComplete((reply, failure) -> {
-                        if (failure != null) {
-                            this.redis.commandFailed(connection, failure);
-                            return;
-                        }
-                        this.redis.answered();
-                        observe(buckets, reply, now);
-                        if (applied != null) {
-                            execute(applied);
-                        }
-                    });
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            // closed
-        }
-    }
-
-    private void execute(Runnable task) {
-        try {
-            this.sender.execute(task);
-        }
-        catch (RejectedExecutionException ex) {
-            // closed
-        }
-    }
-
-    /** Gives back what a late or abandoned take took. */
-    private void giveBackIfTaken(BucketReply reply, Connection connection, RedisBucket[] buckets, long[] costs,
-            Runnable givenBack) {
-        if (reply.taken()) {
-            long[] giveBack = new long[costs.length];
-            for (int i = 0; i < costs.length; i++) {
-                giveBack[i] = -costs[i];
-            }
-            send(connection, Operation.ADJUST, buckets, giveBack, givenBack);
-        }
-    }
-
-    private static void observe(RedisBucket[] buckets, BucketReply reply, long atMicros) {
-        for (int i = 0; i < buckets.length; i++) {
-            buckets[i].observe(reply.levels()[i], atMicros, reply.caps()[i]);
-        }
-    }
-
-    /**
      * Sends one change of a bucket to Redis if it answers, else to the local bucket (or
      * drops it, rejecting), without waiting.
      */
     void change(RedisBucket bucket, Operation operation, long amount) {
         Connection connection = this.redis.current();
         if (connection != null) {
-            send(connection, operation, new RedisBucket[] { bucket }, new long[] { amount }, null);
+            this.sender.send(connection, operation, new RedisBucket[] { bucket }, new long[] { amount }, null);
         }
         else if (this.onFailure == OnFailure.LOCAL) {
             this.local.change(bucket, operation, amount);
@@ -420,29 +363,6 @@ public final class RedisBucketStore implements SharedBucketStore, AutoCloseable 
 
         /** Refuse admissions ({@link BucketStoreUnavailableException}). */
         REJECT
-
-    }
-
-    /** The settlement of a reservation taken from Redis: to the same connection. */
-    private final class RedisSettlement implements Settlement {
-
-        private final Connection connection;
-
-        private final RedisBucket[] buckets;
-
-        RedisSettlement(Connection connection, RedisBucket[] buckets) {
-            this.connection = connection;
-            this.buckets = buckets;
-        }
-
-        @Override
-        public void adjust(long[] amounts, Runnable givenBack) {
-            boolean givesBack = false;
-            for (long amount : amounts) {
-                givesBack |= amount < 0;
-            }
-            send(this.connection, Operation.ADJUST, this.buckets, amounts, givesBack ? givenBack : null);
-        }
 
     }
 

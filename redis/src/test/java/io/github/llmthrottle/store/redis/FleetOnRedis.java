@@ -53,8 +53,13 @@ final class FleetOnRedis implements AutoCloseable {
 
     /** The store of one more instance, rejecting without Redis. */
     RedisBucketStore store() {
-        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, RedisBucketStore.OnFailure.REJECT,
-                Duration.ofSeconds(2), Duration.ofSeconds(2), this.clock, this.clock);
+        return store(RedisBucketStore.OnFailure.REJECT);
+    }
+
+    /** The store of one more instance, doing {@code onFailure} without Redis. */
+    RedisBucketStore store(RedisBucketStore.OnFailure onFailure) {
+        RedisBucketStore store = new RedisBucketStore(client(), this.prefix, onFailure, Duration.ofSeconds(2),
+                Duration.ofSeconds(2), this.clock, this.clock);
         this.closeables.add(store);
         return store;
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmthrottle.AdmissionTimeoutException;
 import io.github.llmthrottle.Priority;
+import io.github.llmthrottle.SharedStoreUnavailableException;
 import io.github.llmthrottle.limit.AdmissionRequest;
 import io.github.llmthrottle.limit.ModelLimiter;
 import io.github.llmthrottle.limit.Permit;
@@ -191,18 +192,41 @@ class SharedPauseTests {
     }
 
     @Test
-    void aModelWithoutLimitsHoldsItsCallsDuringAPauseOfAnotherInstance() throws InterruptedException {
+    void aModelWithoutLimitsHoldsTheNextCallOfAnotherInstanceOnceItsPauseIsInRedis() throws InterruptedException {
         ModelLimiter first = limiter(null);
         ModelLimiter second = limiter(null);
         first.pause(Duration.ofSeconds(5));
         awaitPauseInRedis();
-        // it takes nothing from Redis: it learns of the pause in the background
-        await().atMost(PATIENCE).until(() -> !admitted(second));
-        assertThat(second.state().pausedUntil()).isNotNull();
-        this.clock.advance(Duration.ofMillis(4_900));
+        // its very first call: nothing read in the background yet, Redis answers
+        assertThat(admitted(second)).as("held by the other instance's pause").isFalse();
+        assertThat(second.state().pausedUntil()).isEqualTo(this.clock.instant().plusSeconds(5));
+        this.clock.advance(Duration.ofMillis(4_999));
         assertThat(admitted(second)).isFalse();
-        this.clock.advance(Duration.ofMillis(100));
+        this.clock.advance(Duration.ofMillis(1));
         assertThat(admitted(second)).isTrue();
+        // released one per 100 ms across the fleet, as a model with limits is
+        assertThat(admitted(first)).isFalse();
+        this.clock.advance(Duration.ofMillis(100));
+        assertThat(admitted(first)).isTrue();
+    }
+
+    @Test
+    void aModelWithoutLimitsFailsItsCallWhenRedisIsLateAndTheStoreRejects() throws InterruptedException {
+        RedisBucketStore store = this.fleet.store();
+        ModelLimiter limiter = this.fleet.limiter(null, store);
+        assertThat(admitted(limiter)).isTrue();
+        // longer than the store's timeout of 2 s
+        block(store, 3.0);
+        assertThatExceptionOfType(SharedStoreUnavailableException.class).isThrownBy(() -> admitted(limiter));
+    }
+
+    @Test
+    void aModelWithoutLimitsIsAdmittedOnItsOwnWhenRedisIsLateAndTheStoreFallsBack() throws InterruptedException {
+        RedisBucketStore store = this.fleet.store(RedisBucketStore.OnFailure.LOCAL);
+        ModelLimiter limiter = this.fleet.limiter(null, store);
+        assertThat(admitted(limiter)).isTrue();
+        block(store, 3.0);
+        assertThat(admitted(limiter)).as("served without Redis").isTrue();
     }
 
     /**
