@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link ModelLimiter} on a {@link SharedBucketStore} whose answers the test gives, one
@@ -108,6 +109,43 @@ class ModelLimiterSharedStoreTests {
         assertThat(this.limiter.state().inFlight()).isZero();
     }
 
+    @Test
+    void aCallOfAModelWithoutLimitsIsHeldByThePauseTheStoreAnswers() throws Exception {
+        ModelLimiter unlimited = unlimited();
+        AsyncAcquire call = AsyncAcquire.start(unlimited, request(300));
+        this.started.add(call);
+        Duration paused = Duration.ofSeconds(5);
+        this.store.nextTake().answer.complete(new SharedBucketStore.Take(null, paused.toNanos(), 0, paused.toNanos()));
+        await().atMost(PATIENCE).until(() -> unlimited.state().pausedUntil() != null);
+        assertThat(unlimited.state().pausedUntil()).isEqualTo(this.clock.instant().plus(paused));
+        assertThat(this.store.takes.poll(300, TimeUnit.MILLISECONDS)).as("asked again during the pause").isNull();
+        this.clock.advance(paused);
+        this.store.nextTake().answer.complete(SharedBucketStore.Take.withoutBuckets());
+        call.permit().release(Permit.Outcome.SUCCESS);
+        assertThat(unlimited.state().inFlight()).isZero();
+    }
+
+    @Test
+    void aCallOfAModelWithoutLimitsCancelledWhileItAsksTheStoreLeavesNothingBehind() throws Exception {
+        ModelLimiter unlimited = unlimited();
+        CompletableFuture<Permit> admission = unlimited.acquireAsync(request(300));
+        Thread timer = new Thread(() -> this.clock.advance(Duration.ZERO), "timer");
+        timer.start();
+        PendingTake take = this.store.nextTake();
+        assertThat(admission.cancel(false)).isTrue();
+        take.answer.complete(SharedBucketStore.Take.withoutBuckets());
+        timer.join(PATIENCE.toMillis());
+        assertThat(timer.isAlive()).isFalse();
+        assertThat(unlimited.state().inFlight()).isZero();
+        assertThat(unlimited.state().queued().total()).isZero();
+    }
+
+    /** A model without any limit on the same store. */
+    private ModelLimiter unlimited() {
+        return new ModelLimiter("anthropic", "haiku", new ModelLimits(null, null, null, null), 10,
+                Duration.ofMinutes(5), (tenant) -> null, this.store, this.clock, LimiterOptions.WITHOUT_SLOW_START);
+    }
+
     /** A call that waits for admission on a thread of its own. */
     private AsyncAcquire start(long inputTokens) {
         AsyncAcquire acquire = AsyncAcquire.start(this.limiter, request(inputTokens));
@@ -177,6 +215,15 @@ class ModelLimiterSharedStoreTests {
         @Override
         public SharedBucketStore.Take take(List<TokenBucket> buckets, long[] costs, int modelBuckets,
                 Runnable givenBack) throws InterruptedException {
+            return pending();
+        }
+
+        @Override
+        public SharedBucketStore.Take takeNone(String modelKey) throws InterruptedException {
+            return pending();
+        }
+
+        private SharedBucketStore.Take pending() throws InterruptedException {
             PendingTake take = new PendingTake(this);
             if (this.answerNext) {
                 this.answerNext = false;
