@@ -3,14 +3,11 @@ package io.github.llmthrottle.okhttp;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -112,7 +109,7 @@ class OkHttpAdmissionAheadTests {
                 .addNetworkInterceptor(recording(sent))
                 .build();
             HeldSlot held = HeldSlot.take(limiter(context));
-            Outcomes outcomes = new Outcomes(50);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(50);
             for (int i = 0; i < 49; i++) {
                 client.newCall(messages("normal-" + i)).enqueue(outcomes);
             }
@@ -122,7 +119,7 @@ class OkHttpAdmissionAheadTests {
                     .build())
                 .enqueue(outcomes);
             await().atMost(Duration.ofSeconds(60)).until(() -> limiter(context).state().queued().total() == 50);
-            assertThat(threadsWaitingForAdmission()).isEmpty();
+            assertThat(EnqueuedOutcomes.threadsWaitingForAdmission()).isEmpty();
             assertThat(this.application.busy.get()).isZero();
             held.release();
             outcomes.await();
@@ -145,11 +142,11 @@ class OkHttpAdmissionAheadTests {
         this.runner.run((context) -> {
             OkHttpClient client = client(context, this.application);
             HeldSlot held = HeldSlot.take(limiter(context));
-            Outcomes outcomes = new Outcomes(1);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
             Call call = client.newCall(messages("cancelled"));
             call.enqueue(outcomes);
             await().atMost(Duration.ofSeconds(20)).until(() -> limiter(context).state().queued().total() == 1);
-            assertThat(threadsWaitingForAdmission()).isEmpty();
+            assertThat(EnqueuedOutcomes.threadsWaitingForAdmission()).isEmpty();
             call.cancel();
             outcomes.await();
             assertThat(outcomes.failures).singleElement().isInstanceOf(IOException.class);
@@ -158,7 +155,7 @@ class OkHttpAdmissionAheadTests {
             assertThat(limiter(context).state().inFlight()).isZero();
             assertThat(EnqueuedAdmissions.heldCount()).isZero();
             this.server.verify(0, postRequestedFor(urlEqualTo("/v1/messages")));
-            Outcomes next = new Outcomes(1);
+            EnqueuedOutcomes next = new EnqueuedOutcomes(1);
             client.newCall(messages("next")).enqueue(next);
             next.await();
             assertThat(next.codes).containsExactly(200);
@@ -175,7 +172,7 @@ class OkHttpAdmissionAheadTests {
         this.runner.run((context) -> {
             OkHttpClient client = client(context, this.application);
             HeldSlot held = HeldSlot.take(limiter(context));
-            Outcomes outcomes = new Outcomes(1);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
             client
                 .newCall(messages("impatient").newBuilder()
                     .header(OkHttpThrottlingInterceptor.PRIORITY_HEADER, "NORMAL")
@@ -204,7 +201,7 @@ class OkHttpAdmissionAheadTests {
                 .dispatcher(new Dispatcher(
                         new DispatcherExecutor(this.application, context.getBean(LlmThrottleRegistry.class))))
                 .build();
-            Outcomes outcomes = new Outcomes(1);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
             client.newCall(messages("unthrottled")).enqueue(outcomes);
             outcomes.await();
             assertThat(outcomes.codes).containsExactly(200);
@@ -226,7 +223,7 @@ class OkHttpAdmissionAheadTests {
                 .addInterceptor((chain) -> chain.proceed(messages("rewritten")))
                 .addInterceptor(context.getBean(OkHttpThrottlingInterceptor.class))
                 .build();
-            Outcomes outcomes = new Outcomes(1);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
             client.newCall(messages("original")).enqueue(outcomes);
             outcomes.await();
             assertThat(outcomes.codes).containsExactly(200);
@@ -248,7 +245,7 @@ class OkHttpAdmissionAheadTests {
                 throw new RejectedExecutionException("full");
             };
             OkHttpClient client = client(context, refusing);
-            Outcomes outcomes = new Outcomes(1);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
             client.newCall(messages("refused")).enqueue(outcomes);
             outcomes.await();
             assertThat(refused).hasValue(1);
@@ -287,19 +284,6 @@ class OkHttpAdmissionAheadTests {
             .build();
     }
 
-    /** The threads waiting in llm-throttle's admission ({@code ModelLimiter.acquire}). */
-    private static List<Thread> threadsWaitingForAdmission() {
-        return Thread.getAllStackTraces()
-            .entrySet()
-            .stream()
-            .filter((thread) -> List.of(thread.getValue())
-                .stream()
-                .anyMatch((frame) -> frame.getClassName().equals(ModelLimiter.class.getName())
-                        && frame.getMethodName().equals("acquire")))
-            .map(Map.Entry::getKey)
-            .toList();
-    }
-
     private static ThrottledModel model(ApplicationContext context) {
         return context.getBean(LlmThrottleRegistry.class).getClient("anthropic").model(MODEL);
     }
@@ -332,41 +316,6 @@ class OkHttpAdmissionAheadTests {
                     this.busy.decrementAndGet();
                 }
             });
-        }
-
-    }
-
-    /** What the callbacks of enqueued calls received. */
-    private static final class Outcomes implements Callback {
-
-        private final List<Integer> codes = new CopyOnWriteArrayList<>();
-
-        private final List<IOException> failures = new CopyOnWriteArrayList<>();
-
-        private final CountDownLatch done;
-
-        Outcomes(int calls) {
-            this.done = new CountDownLatch(calls);
-        }
-
-        @Override
-        public void onResponse(Call call, Response response) {
-            try (response) {
-                this.codes.add(response.code());
-            }
-            finally {
-                this.done.countDown();
-            }
-        }
-
-        @Override
-        public void onFailure(Call call, IOException ex) {
-            this.failures.add(ex);
-            this.done.countDown();
-        }
-
-        void await() throws InterruptedException {
-            assertThat(this.done.await(60, TimeUnit.SECONDS)).as("every callback called").isTrue();
         }
 
     }
