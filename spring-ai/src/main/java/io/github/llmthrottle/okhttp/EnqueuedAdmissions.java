@@ -1,7 +1,9 @@
 package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,15 +48,33 @@ final class EnqueuedAdmissions {
      * @return its call, or {@code null} when it is not an enqueued call OkHttp runs
      */
     static @Nullable RealCall callOf(Runnable task) {
-        if (getCall == null || !task.getClass().getName().equals(ASYNC_CALL)) {
+        if (getCall == null) {
             return null;
         }
         try {
-            return (getCall.invoke(task) instanceof RealCall call) ? call : null;
+            Runnable asyncCall = task.getClass().getName().equals(ASYNC_CALL) ? task : wrapped(task);
+            return (asyncCall != null && getCall.invoke(asyncCall) instanceof RealCall call) ? call : null;
         }
         catch (ReflectiveOperationException | RuntimeException ex) {
             return null;
         }
+    }
+
+    /**
+     * The OkHttp call a task wraps directly, as an executor that propagates context wraps
+     * the tasks it is given (Spring AI wraps the dispatcher's executor in Micrometer's
+     * {@code ContextExecutorService}): a field of the wrapping task that holds it.
+     */
+    private static @Nullable Runnable wrapped(Runnable task) throws IllegalAccessException {
+        for (Field field : task.getClass().getDeclaredFields()) {
+            if (!Modifier.isStatic(field.getModifiers()) && field.getType().isAssignableFrom(Runnable.class)) {
+                field.setAccessible(true);
+                if (field.get(task) instanceof Runnable inner && inner.getClass().getName().equals(ASYNC_CALL)) {
+                    return inner;
+                }
+            }
+        }
+        return null;
     }
 
     /**
