@@ -117,9 +117,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * What a request to {@code uri} is: adapters send a
-     * {@link EndpointClass#PASS_THROUGH} one on unread, as to another host, and the rest
-     * through {@link #exchange}.
+     * What a request to {@code uri} is: adapters send a {@code PASS_THROUGH} one on
+     * unread, as to another host, the rest through {@link #exchange}.
      * @param uri the request's URI
      * @return its class
      */
@@ -151,9 +150,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * Sends one request as {@link #exchange} does, holding no thread while it waits; each
-     * step goes on on the thread that completed the one before: the exchange must not
-     * block.
+     * Sends one request as {@link #exchange} does, holding no thread while it waits: each
+     * step runs on the thread that ended the one before, so the exchange must not block.
      * @param <R> the adapter's response type
      * @param request the request
      * @param exchange sends the request once per attempt, and reads whole bodies
