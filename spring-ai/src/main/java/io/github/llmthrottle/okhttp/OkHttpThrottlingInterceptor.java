@@ -126,10 +126,11 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
                     hasCarrierHeaders(request) ? withoutCarrierHeaders(request).build() : request, this, startNanos);
         }
         boolean enqueued = EnqueuedCalls.isCurrent();
-        HeldAdmission admitted = enqueued ? EnqueuedAdmissions.take(chain.call()) : null;
         if (enqueued) {
-            if (admitted == null && chain.call().isCanceled()) {
-                // cancelled while it waited for its admission ahead of this run
+            if (chain.call().isCanceled()) {
+                // cancelled while it waited for its admission ahead of this run, or
+                // since: never sent, and what it was admitted to comes back
+                EnqueuedAdmissions.release(chain.call());
                 throw Cancellation.cancelled(new IOException("Canceled"));
             }
             if (chain.call() instanceof RealCall call) {
@@ -144,13 +145,14 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             .method(request.method(),
                     (requestBody != null) ? RequestBody.create(body, requestBody.contentType()) : null)
             .build();
-        // an admission waited for ahead of the run is the caller's as it enqueued the
-        // call
-        ProviderRequest providerRequest = OkHttpRequests.providerRequest(request, body, chain.call(),
-                (admitted != null) ? admitted.getCaller() : OkHttpRequests.caller(request, client));
+        HeldAdmission admitted = enqueued ? EnqueuedAdmissions.take(chain.call()) : null;
         ThrottledResponse<OkHttpProviderResponse> response;
         CallCancellations.@Nullable Watch waiting = enqueued ? interruptedOnCancel(chain.call()) : null;
         try {
+            // an admission waited for ahead of the run is the caller's as it enqueued
+            // the call
+            ProviderRequest providerRequest = OkHttpRequests.providerRequest(request, body, chain.call(),
+                    (admitted != null) ? admitted.getCaller() : OkHttpRequests.caller(request, client));
             OkHttpExchange attempts = new OkHttpExchange(chain, this, outgoing, startNanos, waiting);
             response = (admitted != null) ? admitted.exchange(providerRequest, attempts)
                     : client.exchange(providerRequest, attempts);
@@ -175,6 +177,10 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             throw new UncheckedIOException(ex);
         }
         finally {
+            if (admitted != null) {
+                // only when nothing took it (the call failed before its first attempt)
+                admitted.release();
+            }
             if (waiting != null && waiting.stop()) {
                 // the interrupt was the cancellation's: the executor's thread goes back
                 // clean
