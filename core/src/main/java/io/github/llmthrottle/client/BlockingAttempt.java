@@ -6,6 +6,7 @@ import java.io.InputStream;
 import io.github.llmthrottle.limit.Permit;
 import io.github.llmthrottle.retry.Cancellation;
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one {@link ThrottledAttempt} on the caller's thread: admission waits on it, the
@@ -22,13 +23,15 @@ final class BlockingAttempt {
      * @param <R> the adapter's response type
      * @param attempt the attempt
      * @param exchange sends it
+     * @param held the attempt's admission, waited for ahead of the call, or {@code null}
+     * to wait for it here
      * @return the response to hand back, a success or an error that is not retried
      * @throws IOException an I/O error, or an interrupt while waiting for admission
      */
     static <R extends ProviderResponse> ThrottledResponse<R> run(ThrottledAttempt<R> attempt,
-            ProviderExchange<R> exchange) throws IOException {
-        long queued = attempt.context().pipeline().time().nanoTime();
-        AttemptTokens tokens = AttemptTokens.admit(attempt.context(), attempt.target);
+            ProviderExchange<R> exchange, @Nullable HeldAdmission held) throws IOException {
+        long queued = (held != null) ? held.queuedNanos : attempt.context().pipeline().time().nanoTime();
+        AttemptTokens tokens = (held != null) ? held.tokens() : AttemptTokens.admit(attempt.context(), attempt.target);
         attempt.admitted(tokens, queued);
         try (Observation.Scope observing = attempt.openScope()) {
             return send(attempt, exchange, tokens);

@@ -13,6 +13,7 @@ import io.github.llmthrottle.client.ThrottleObserver.CallOutcome;
 import io.github.llmthrottle.client.ThrottledClient.ThrottledModel;
 import io.github.llmthrottle.observation.LlmThrottleObservations;
 import io.github.llmthrottle.provider.LogText;
+import io.github.llmthrottle.routing.ModelCircuit;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -56,10 +57,19 @@ final class ThrottledCall<R extends ProviderResponse> {
     /** Deployments of the model that failed in this call, tried after the others. */
     private final Set<ThrottledModel> failedDeployments = ConcurrentHashMap.newKeySet();
 
+    /** The first admission, waited for ahead of the call, or {@code null}. */
+    private final @Nullable HeldAdmission held;
+
     ThrottledCall(CallContext context, LlmThrottleObservations observations, ProviderExchange<R> exchange) {
+        this(context, observations, exchange, null);
+    }
+
+    ThrottledCall(CallContext context, LlmThrottleObservations observations, ProviderExchange<R> exchange,
+            @Nullable HeldAdmission held) {
         this.context = context;
         this.exchange = exchange;
         this.observation = new CallObservation(context, observations);
+        this.held = held;
     }
 
     CallContext context() {
@@ -243,9 +253,20 @@ final class ThrottledCall<R extends ProviderResponse> {
         // Before admission, so that an open circuit fails fast instead of queueing. The
         // permission goes with the attempt's outcome to the events; a stream takes it
         // along until it ends.
-        ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, target, redirect, target.circuit.acquire(), number);
+        HeldAdmission admitted = (this.held != null && number == 1 && this.held.takeFor(target)) ? this.held : null;
+        ModelCircuit.Permission permission;
         try {
-            return BlockingAttempt.run(attempt, this.exchange);
+            permission = target.circuit.acquire();
+        }
+        catch (RuntimeException ex) {
+            if (admitted != null) {
+                admitted.releaseTaken();
+            }
+            throw ex;
+        }
+        ThrottledAttempt<R> attempt = new ThrottledAttempt<>(this, target, redirect, permission, number);
+        try {
+            return BlockingAttempt.run(attempt, this.exchange, admitted);
         }
         finally {
             attempt.releaseCircuitUnlessHandedOver();

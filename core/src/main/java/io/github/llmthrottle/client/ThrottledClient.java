@@ -98,10 +98,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * The run-time state of {@code name}, created on first use: a deployment's under its
-     * qualified name ({@code MODEL@DEPLOYMENT}), and a configured model's own when
-     * {@code name} is one of its other names (an alias, a dated snapshot, see
-     * {@link ClientSettings#configuredModelOf}).
+     * The run-time state of {@code name}, created on first use: a deployment's under
+     * {@code MODEL@DEPLOYMENT}, a configured model's for any of its names.
      * @param name the model name
      * @return its state
      */
@@ -110,8 +108,7 @@ public final class ThrottledClient {
     }
 
     /**
-     * The run-time state of {@code model} when it is tracked, without creating it or
-     * counting as a use of it (for readers such as gauges).
+     * The run-time state of a tracked model, neither created nor counted as used.
      * @param name the model name, or one of a configured model's other names
      * @return its state, or {@code null} when the model is not tracked
      */
@@ -120,9 +117,8 @@ public final class ThrottledClient {
     }
 
     /**
-     * What a request to {@code uri} is in this client's dialect: adapters send a
-     * {@link EndpointClass#PASS_THROUGH} request on as they would a request to another
-     * host, without reading its body, and the rest through {@link #exchange}.
+     * What a request to {@code uri} is: adapters send a {@code PASS_THROUGH} one on
+     * unread, as to another host, the rest through {@link #exchange}.
      * @param uri the request's URI
      * @return its class
      */
@@ -138,8 +134,7 @@ public final class ThrottledClient {
      * @param <R> the adapter's response type
      * @param request the request
      * @param exchange sends the request once per attempt
-     * @return the final response: a success, or an error that is not retried (a 400, a
-     * quota 429)
+     * @return the final response: a success, or an error that is not retried
      * @throws IOException an I/O error that is not retried, or an interrupt while waiting
      * @throws LlmThrottleException when the call is refused or retries are exhausted
      */
@@ -155,15 +150,14 @@ public final class ThrottledClient {
     }
 
     /**
-     * Sends one request as {@link #exchange} does, holding no thread while it waits (for
-     * a token count, admission, or a retry, scheduled on the time source); each step goes
-     * on on the thread that completed the one before, so the exchange must not block.
+     * Sends one request as {@link #exchange} does, holding no thread while it waits: each
+     * step runs on the thread that ended the one before, so the exchange must not block.
      * @param <R> the adapter's response type
      * @param request the request
      * @param exchange sends the request once per attempt, and reads whole bodies
-     * @return the final response, or the failure {@link #exchange} would throw; a
-     * streamed body is the adapter's to pass on ({@link ThrottledResponse#chunkRead}).
-     * Cancelling it leaves the queue, or cancels the exchange in flight, leaking nothing.
+     * @return the final response, or the failure {@link #exchange} would throw (a stream
+     * is passed on with {@link ThrottledResponse#chunkRead}); cancelling it leaks
+     * nothing.
      */
     public <R extends ProviderResponse> CompletableFuture<ThrottledResponse<R>> exchangeAsync(ProviderRequest request,
             AsyncProviderExchange<R> exchange) {
@@ -172,10 +166,17 @@ public final class ThrottledClient {
     }
 
     /**
-     * Ends every streamed response whose caller has neither read nor closed it for longer
-     * than the client's read timeout, so that its concurrency slot and reservation come
-     * back (the response is closed; its attempt ends incomplete). Called periodically by
-     * an {@link IdleStreamReaper}.
+     * Waits for a model call's first admission holding no thread ({@link HeldAdmission}).
+     * @param request the request, with its caller
+     * @return the admission held, or {@code null}; cancelling it leaves the queue
+     */
+    public CompletableFuture<@Nullable HeldAdmission> admitAhead(ProviderRequest request) {
+        return HeldAdmission.start(this, this.pipeline, this::model, this.observations, request);
+    }
+
+    /**
+     * Ends (closes) every streamed response its caller left unread for longer than the
+     * read timeout, giving back its slot and reservation ({@link IdleStreamReaper}).
      * @return how many streams were ended
      */
     public int expireIdleStreams() {
@@ -195,8 +196,7 @@ public final class ThrottledClient {
 
     /**
      * Records that a {@code @Throttled} invocation refused {@code model} before calling
-     * it (its circuit was open, or admission would have taken longer than the
-     * invocation's max-wait).
+     * it (an open circuit, or an admission longer than its max-wait).
      * @param model the model refused
      * @param rejection the exception the invocation would have seen
      */

@@ -2,14 +2,11 @@ package io.github.llmthrottle.okhttp;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.Priority;
-import io.github.llmthrottle.ThrottleContext;
-import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.HeldAdmission;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
@@ -19,7 +16,6 @@ import io.github.llmthrottle.client.ThrottledResponse;
 import io.github.llmthrottle.provider.EndpointClass;
 import io.github.llmthrottle.retry.Cancellation;
 import okhttp3.Call;
-import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
@@ -28,7 +24,6 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 import okhttp3.internal.connection.RealCall;
-import okio.Buffer;
 import okio.Okio;
 import org.jspecify.annotations.Nullable;
 
@@ -59,10 +54,14 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * An enqueued call is told from an executed one by the OkHttp code that started its chain
  * ({@code RealCall.AsyncCall.run}, not {@code RealCall.execute}), never by a thread name.
- * It waits for admission on a thread of its dispatcher's executor (with a
- * {@link DispatcherExecutor}, the application's), and its cancellation
- * ({@code Call.cancel()}) ends that wait: it leaves the admission queue and its callback
- * gets the failure.
+ * With a {@link DispatcherExecutor} given the registry (Spring AI's models get one), it
+ * waited for its first admission before it ran, holding no thread, and its first attempt
+ * uses that admission; otherwise, and for its retries, it waits on a thread of its
+ * dispatcher's executor. Its cancellation ({@code Call.cancel()}) ends either wait: it
+ * leaves the admission queue and its callback gets the failure. Every dispatcher that
+ * runs an enqueued call to a throttled host has its limits lifted, so that the admission
+ * queue, ordered by priority, is what holds those calls back
+ * ({@link OkHttpRequests#liftDispatcherLimits}).
  * <p>
  * A caller's priority and tenant arrive as a {@link ThrottleContext} of the resolved
  * client (a {@code @Throttled} invocation), as {@link CallerThrottleParameters} on the
@@ -93,8 +92,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     /** The header of the Stainless SDKs' retry loops that says whether to retry. */
     static final String SHOULD_RETRY_HEADER = "x-should-retry";
 
-    private static final String EVENT_STREAM = "text/event-stream";
-
     /**
      * The most earlier than the call timeout a cancelled call still counts as timed out:
      * the timer started before this interceptor did, a moment on an idle machine, up to
@@ -102,9 +99,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
      * second, a caller's own cancellation is rare enough to be taken for the timeout.
      */
     private static final long CALL_TIMEOUT_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    /** OkHttp's default {@code Dispatcher.maxRequests}. */
-    private static final int DISPATCHER_DEFAULT_MAX_REQUESTS = 64;
 
     private final LlmThrottleRegistry registry;
 
@@ -133,23 +127,35 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
         }
         boolean enqueued = EnqueuedCalls.isCurrent();
         if (enqueued) {
-            liftDispatcherLimits(chain);
+            if (chain.call().isCanceled()) {
+                // cancelled while it waited for its admission ahead of this run, or
+                // since: never sent, and what it was admitted to comes back
+                EnqueuedAdmissions.release(chain.call());
+                throw Cancellation.cancelled(new IOException("Canceled"));
+            }
+            if (chain.call() instanceof RealCall call) {
+                OkHttpRequests.liftDispatcherLimits(call.getClient().dispatcher(), this.registry);
+            }
         }
         RequestBody requestBody = request.body();
-        byte[] body = bytes(requestBody);
+        byte[] body = OkHttpRequests.bytes(requestBody);
         // the body as bytes, so that every attempt sends it again (an SDK's body may be
         // one-shot)
         Request outgoing = withoutCarrierHeaders(request).tag(OkHttpThrottlingInterceptor.class, this)
             .method(request.method(),
                     (requestBody != null) ? RequestBody.create(body, requestBody.contentType()) : null)
             .build();
-        ProviderRequest providerRequest = new ProviderRequest(request.method(), request.url().uri(),
-                request.headers()::values, body, acceptsEventStream(request), callTimeout(chain),
-                caller(request, client));
+        HeldAdmission admitted = enqueued ? EnqueuedAdmissions.take(chain.call()) : null;
         ThrottledResponse<OkHttpProviderResponse> response;
         CallCancellations.@Nullable Watch waiting = enqueued ? interruptedOnCancel(chain.call()) : null;
         try {
-            response = client.exchange(providerRequest, new OkHttpExchange(chain, this, outgoing, startNanos, waiting));
+            // an admission waited for ahead of the run is the caller's as it enqueued
+            // the call
+            ProviderRequest providerRequest = OkHttpRequests.providerRequest(request, body, chain.call(),
+                    (admitted != null) ? admitted.getCaller() : OkHttpRequests.caller(request, client));
+            OkHttpExchange attempts = new OkHttpExchange(chain, this, outgoing, startNanos, waiting);
+            response = (admitted != null) ? admitted.exchange(providerRequest, attempts)
+                    : client.exchange(providerRequest, attempts);
         }
         catch (LlmThrottleException ex) {
             if (enqueued) {
@@ -171,6 +177,10 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             throw new UncheckedIOException(ex);
         }
         finally {
+            if (admitted != null) {
+                // only when nothing took it (the call failed before its first attempt)
+                admitted.release();
+            }
             if (waiting != null && waiting.stop()) {
                 // the interrupt was the cancellation's: the executor's thread goes back
                 // clean
@@ -187,57 +197,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     }
 
     /**
-     * The caller of the request, read once here: a {@code @Throttled} invocation of the
-     * resolved client on this thread, else the parameters the request carries, else those
-     * current on this thread, when they apply to the resolved client.
-     */
-    private static Caller caller(Request request, ThrottledClient client) {
-        ThrottleContext invocation = ThrottleContext.current();
-        if (invocation != null && invocation.getClient().equals(client.getName())) {
-            return Caller.of(invocation, client.getName());
-        }
-        CallerThrottleParameters parameters = carriedParameters(request);
-        if (parameters == null) {
-            parameters = CallerThrottleParameters.current();
-        }
-        return (parameters != null && parameters.appliesTo(client.getName())) ? parameters.caller() : Caller.DEFAULT;
-    }
-
-    private static @Nullable CallerThrottleParameters carriedParameters(Request request) {
-        String priority = request.header(PRIORITY_HEADER);
-        String tenant = request.header(TENANT_HEADER);
-        if (priority == null && tenant == null) {
-            return null;
-        }
-        return new CallerThrottleParameters(priority(priority), tenant, duration(request.header(MAX_WAIT_HEADER)),
-                request.header(CLIENT_HEADER));
-    }
-
-    /** A carried max-wait; one that is not a duration, or is negative, counts as none. */
-    private static @Nullable Duration duration(@Nullable String value) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            Duration duration = Duration.parse(value.strip());
-            return duration.isNegative() ? null : duration;
-        }
-        catch (DateTimeParseException ex) {
-            return null;
-        }
-    }
-
-    /**
-     * The priority a carrier header names; one that names none counts as
-     * {@link Priority#NORMAL} rather than failing the call (on OkHttp's async path an
-     * exception here would end up uncaught on the dispatcher thread).
-     */
-    private static Priority priority(@Nullable String name) {
-        Priority priority = (name != null) ? Priority.fromName(name) : null;
-        return (priority != null) ? priority : Priority.NORMAL;
-    }
-
-    /**
      * Interrupts this thread when the enqueued {@code call} is cancelled while it waits
      * for admission: the wait ends, the call leaves the admission queue, and its callback
      * gets the failure. The watch stops as the first attempt starts (whose own
@@ -246,44 +205,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
     private static CallCancellations.Watch interruptedOnCancel(Call call) {
         Thread waiting = Thread.currentThread();
         return CallCancellations.watch(call, waiting::interrupt);
-    }
-
-    /**
-     * Lets every enqueued call of a throttled host reach llm-throttle's priority queue:
-     * OkHttp's dispatcher runs at most {@code maxRequestsPerHost} (Spring AI: 64)
-     * enqueued calls at once and holds the rest in a FIFO queue before any interceptor
-     * sees them, so calls waiting here for admission (streams, async SDK calls) would
-     * hold every slot and a realtime call behind them could not overtake batch calls. The
-     * dispatcher's limits are raised to {@code queue.capacity} plus OkHttp's default
-     * (64): the admission queue, bounded by {@code queue.capacity} and ordered by
-     * priority, is what holds calls back for a throttled host. A waiting call keeps a
-     * thread of the dispatcher's executor: the application's with a
-     * {@link DispatcherExecutor} (Spring AI's models get one), else OkHttp's unbounded
-     * pool. Only a dispatcher that runs an enqueued call to a throttled host is changed.
-     * The client is reached through OkHttp 4's {@code RealCall}; with any other call
-     * nothing changes.
-     */
-    private void liftDispatcherLimits(Chain chain) {
-        if (!(chain.call() instanceof RealCall call)) {
-            return;
-        }
-        Dispatcher dispatcher = call.getClient().dispatcher();
-        int limit = this.registry.getSettings().queueCapacity() + DISPATCHER_DEFAULT_MAX_REQUESTS;
-        if (dispatcher.getMaxRequestsPerHost() < limit || dispatcher.getMaxRequests() < limit) {
-            dispatcher.setMaxRequests(Math.max(limit, dispatcher.getMaxRequests()));
-            dispatcher.setMaxRequestsPerHost(Math.max(limit, dispatcher.getMaxRequestsPerHost()));
-        }
-    }
-
-    /**
-     * The call timeout of the call, whose timer OkHttp started just before its
-     * interceptors ran (on the caller's thread for a synchronous call, on the
-     * dispatcher's for an enqueued one), so about all of it is left; {@code null} when
-     * none is set.
-     */
-    private static @Nullable Duration callTimeout(Chain chain) {
-        long nanos = chain.call().timeout().timeoutNanos();
-        return (nanos > 0) ? Duration.ofNanos(nanos) : null;
     }
 
     private static boolean hasCarrierHeaders(Request request) {
@@ -297,19 +218,6 @@ public final class OkHttpThrottlingInterceptor implements Interceptor {
             .removeHeader(TENANT_HEADER)
             .removeHeader(MAX_WAIT_HEADER)
             .removeHeader(CLIENT_HEADER);
-    }
-
-    private static byte[] bytes(@Nullable RequestBody body) throws IOException {
-        if (body == null) {
-            return new byte[0];
-        }
-        Buffer buffer = new Buffer();
-        body.writeTo(buffer);
-        return buffer.readByteArray();
-    }
-
-    private static boolean acceptsEventStream(Request request) {
-        return request.headers("Accept").stream().anyMatch((accept) -> accept.contains(EVENT_STREAM));
     }
 
     /**

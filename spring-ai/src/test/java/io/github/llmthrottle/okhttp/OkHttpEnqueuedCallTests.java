@@ -7,8 +7,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -51,9 +49,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Enqueued calls ({@code Call.enqueue}) through the OkHttp interceptor, on a client whose
- * dispatcher runs them on the application's executor ({@link DispatcherExecutor}), as
- * Spring AI's models do: where they wait for admission, what the dispatcher's limits
- * become, and what a cancellation leaves behind.
+ * dispatcher runs them on the application's executor ({@link DispatcherExecutor}) without
+ * the registry, so that they wait for admission as they run: where they wait, what the
+ * dispatcher's limits become, and what a cancellation leaves behind (with the registry,
+ * as Spring AI's models have it, see {@link OkHttpAdmissionAheadTests}).
  */
 class OkHttpEnqueuedCallTests {
 
@@ -110,10 +109,10 @@ class OkHttpEnqueuedCallTests {
             OkHttpClient client = client(context, this.application);
             // the only slot is held here until the call waits, however slow the machine
             HeldSlot held = HeldSlot.take(limiter(context));
-            Outcomes outcomes = new Outcomes(1);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
             client.newCall(messages(this.server)).enqueue(outcomes);
             await().atMost(Duration.ofSeconds(20)).until(() -> limiter(context).state().queued().total() == 1);
-            List<Thread> waiting = threadsWaitingForAdmission();
+            List<Thread> waiting = EnqueuedOutcomes.threadsWaitingForAdmission();
             assertThat(waiting).hasSize(1).allMatch(this.applicationThreads::contains);
             assertThat(waiting).noneMatch((thread) -> thread.getName().startsWith("OkHttp Dispatcher")
                     || thread.getName().startsWith("ForkJoinPool"));
@@ -135,12 +134,12 @@ class OkHttpEnqueuedCallTests {
         this.runner.run((context) -> {
             OkHttpClient client = client(context, this.application);
             HeldSlot held = HeldSlot.take(limiter(context));
-            Outcomes outcomes = new Outcomes(200);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(200);
             for (int i = 0; i < 200; i++) {
                 client.newCall(messages(this.server)).enqueue(outcomes);
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> limiter(context).state().queued().total() == 200);
-            List<Thread> waiting = threadsWaitingForAdmission();
+            List<Thread> waiting = EnqueuedOutcomes.threadsWaitingForAdmission();
             assertThat(waiting).hasSize(200).allMatch(this.applicationThreads::contains);
             held.release();
             outcomes.await();
@@ -162,7 +161,7 @@ class OkHttpEnqueuedCallTests {
     void enqueuedCallsToAnotherHostKeepTheDispatchersLimits() {
         this.runner.run((context) -> {
             OkHttpClient other = client(context, this.application);
-            Outcomes outcomes = new Outcomes(10);
+            EnqueuedOutcomes outcomes = new EnqueuedOutcomes(10);
             for (int i = 0; i < 10; i++) {
                 other.newCall(messages(this.otherServer)).enqueue(outcomes);
             }
@@ -171,7 +170,7 @@ class OkHttpEnqueuedCallTests {
             assertThat(other.dispatcher().getMaxRequests()).isEqualTo(64);
             assertThat(other.dispatcher().getMaxRequestsPerHost()).isEqualTo(5);
             OkHttpClient throttled = client(context, this.application);
-            Outcomes throttledOutcome = new Outcomes(1);
+            EnqueuedOutcomes throttledOutcome = new EnqueuedOutcomes(1);
             throttled.newCall(messages(this.server)).enqueue(throttledOutcome);
             throttledOutcome.await();
             assertThat(throttled.dispatcher().getMaxRequestsPerHost()).isGreaterThan(5);
@@ -192,7 +191,7 @@ class OkHttpEnqueuedCallTests {
             this.runner.run((context) -> {
                 OkHttpClient client = client(context, single);
                 HeldSlot held = HeldSlot.take(limiter(context));
-                Outcomes outcomes = new Outcomes(1);
+                EnqueuedOutcomes outcomes = new EnqueuedOutcomes(1);
                 Call call = client.newCall(messages(this.server));
                 call.enqueue(outcomes);
                 await().atMost(Duration.ofSeconds(20)).until(() -> limiter(context).state().queued().total() == 1);
@@ -204,7 +203,7 @@ class OkHttpEnqueuedCallTests {
                 assertThat(outcomes.interruptedOnFailure).containsExactly(false);
                 held.release();
                 this.server.verify(0, postRequestedFor(urlEqualTo("/v1/messages")));
-                Outcomes next = new Outcomes(1);
+                EnqueuedOutcomes next = new EnqueuedOutcomes(1);
                 client.newCall(messages(this.server)).enqueue(next);
                 next.await();
                 assertThat(next.codes).containsExactly(200);
@@ -282,63 +281,12 @@ class OkHttpEnqueuedCallTests {
             .build();
     }
 
-    /** The threads waiting in llm-throttle's admission ({@code ModelLimiter.acquire}). */
-    private static List<Thread> threadsWaitingForAdmission() {
-        return Thread.getAllStackTraces()
-            .entrySet()
-            .stream()
-            .filter((thread) -> List.of(thread.getValue())
-                .stream()
-                .anyMatch((frame) -> frame.getClassName().equals(ModelLimiter.class.getName())
-                        && frame.getMethodName().equals("acquire")))
-            .map(Map.Entry::getKey)
-            .toList();
-    }
-
     private static ThrottledModel model(ApplicationContext context) {
         return context.getBean(LlmThrottleRegistry.class).getClient("anthropic").model(MODEL);
     }
 
     private static ModelLimiter limiter(ApplicationContext context) {
         return model(context).getLimiter();
-    }
-
-    /** What the callbacks of enqueued calls received. */
-    private static final class Outcomes implements Callback {
-
-        private final List<Integer> codes = new CopyOnWriteArrayList<>();
-
-        private final List<IOException> failures = new CopyOnWriteArrayList<>();
-
-        private final List<Boolean> interruptedOnFailure = new CopyOnWriteArrayList<>();
-
-        private final CountDownLatch done;
-
-        Outcomes(int calls) {
-            this.done = new CountDownLatch(calls);
-        }
-
-        @Override
-        public void onResponse(Call call, Response response) {
-            try (response) {
-                this.codes.add(response.code());
-            }
-            finally {
-                this.done.countDown();
-            }
-        }
-
-        @Override
-        public void onFailure(Call call, IOException ex) {
-            this.interruptedOnFailure.add(Thread.currentThread().isInterrupted());
-            this.failures.add(ex);
-            this.done.countDown();
-        }
-
-        void await() throws InterruptedException {
-            assertThat(this.done.await(60, TimeUnit.SECONDS)).as("every callback called").isTrue();
-        }
-
     }
 
 }

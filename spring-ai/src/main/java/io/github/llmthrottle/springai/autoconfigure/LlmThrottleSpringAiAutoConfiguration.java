@@ -60,9 +60,9 @@ public final class LlmThrottleSpringAiAutoConfiguration {
      * executor, or {@code null} (OkHttp's own pool) when the application has none.
      */
     private static @Nullable DispatcherExecutor dispatcherExecutor(ObjectProvider<Executor> taskExecutor,
-            ObjectProvider<Executor> executors) {
+            ObjectProvider<Executor> executors, LlmThrottleRegistry registry) {
         Executor executor = taskExecutor.getIfAvailable(executors::getIfUnique);
-        return (executor != null) ? new DispatcherExecutor(executor) : null;
+        return (executor != null) ? new DispatcherExecutor(executor, registry) : null;
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -76,10 +76,10 @@ public final class LlmThrottleSpringAiAutoConfiguration {
          */
         @Bean
         AnthropicHttpClientBuilderCustomizer llmThrottleAnthropicHttpClientBuilderCustomizer(
-                OkHttpThrottlingInterceptor interceptor,
+                OkHttpThrottlingInterceptor interceptor, LlmThrottleRegistry registry,
                 @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
                 ObjectProvider<Executor> executors) {
-            DispatcherExecutor dispatcher = dispatcherExecutor(taskExecutor, executors);
+            DispatcherExecutor dispatcher = dispatcherExecutor(taskExecutor, executors, registry);
             return (builder) -> {
                 builder.interceptor(interceptor);
                 if (dispatcher != null) {
@@ -108,10 +108,10 @@ public final class LlmThrottleSpringAiAutoConfiguration {
 
         @Bean
         OpenAiHttpClientBuilderCustomizer llmThrottleOpenAiHttpClientBuilderCustomizer(
-                OkHttpThrottlingInterceptor interceptor,
+                OkHttpThrottlingInterceptor interceptor, LlmThrottleRegistry registry,
                 @Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
                 ObjectProvider<Executor> executors) {
-            DispatcherExecutor dispatcher = dispatcherExecutor(taskExecutor, executors);
+            DispatcherExecutor dispatcher = dispatcherExecutor(taskExecutor, executors, registry);
             return (builder) -> {
                 builder.interceptor(interceptor);
                 if (dispatcher != null) {
