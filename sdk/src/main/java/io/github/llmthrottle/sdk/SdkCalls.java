@@ -5,12 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.Caller;
@@ -60,24 +57,6 @@ final class SdkCalls {
      */
     static Caller caller(ThrottledClient client) {
         return Caller.of(ThrottleContext.current(), client.getName());
-    }
-
-    /**
-     * Runs a blocking request on the executor: the wait for admission and between retries
-     * never blocks the caller. The request carries its caller, found on the calling
-     * thread ({@link #caller}).
-     * @param <T> the response type
-     * @param executor where the request waits and is sent
-     * @param request the blocking request
-     * @return its response, or its failure as the future's
-     */
-    static <T> CompletableFuture<T> async(Executor executor, Supplier<T> request) {
-        return CompletableFuture.supplyAsync(request, executor).handle((response, failure) -> {
-            if (failure == null) {
-                return response;
-            }
-            throw (failure instanceof CompletionException completion) ? completion : new CompletionException(failure);
-        });
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.HeldAdmission;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
 import io.github.llmthrottle.client.ProviderResponse;
@@ -16,6 +17,7 @@ import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
 import io.github.llmthrottle.provider.EndpointClass;
 import io.github.llmthrottle.provider.Headers;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The path of a request through an SDK hook, written once over the SDK's own HTTP types:
@@ -26,8 +28,8 @@ import io.github.llmthrottle.provider.Headers;
  * A request the provider does not meter ({@link EndpointClass#PASS_THROUGH}) is sent as
  * the SDK built it. Any other goes through the client's call pipeline
  * ({@link ThrottledClient#exchange}), its body held as bytes so that every attempt sends
- * it again; an asynchronous one waits for admission on the executor given, its caller
- * found on the calling thread.
+ * it again; an asynchronous one waits for its first admission holding no thread, its
+ * caller found on the calling thread, and runs on the executor given once admitted.
  *
  * @param <Q> the SDK's request
  * @param <O> the SDK's per-call request options
@@ -63,19 +65,73 @@ abstract class ThrottlingSdkHttpClient<Q, O, S> {
     }
 
     /**
-     * Sends a request on the executor.
+     * Sends a request without holding a thread while it waits for its first admission
+     * ({@link ThrottledClient#admitAhead}): only once admitted does it go to the
+     * executor, where its attempts run (and retries wait). Cancelling the future while
+     * the call waits takes it out of the queue; an admission the call cannot use (the
+     * executor refuses it, the future was cancelled) is given back.
      * @param request the request as the SDK built it
      * @param options its options
      * @return its response to come
      */
     final CompletableFuture<S> sendAsync(Q request, O options) {
-        if (this.client.endpointClass(uri(request)) == EndpointClass.PASS_THROUGH) {
+        URI uri = uri(request);
+        if (this.client.endpointClass(uri) == EndpointClass.PASS_THROUGH) {
             return sendAsBuiltAsync(request, options);
         }
-        // the wait for admission and between retries blocks: on the executor, with
-        // the caller found here, on the calling thread
+        // the caller as found here, on the calling thread
         Caller caller = SdkCalls.caller(this.client);
-        return SdkCalls.async(this.asyncExecutor, () -> send(request, options, caller));
+        byte[] body = body(request);
+        ProviderRequest providerRequest = providerRequest(request, uri, body, caller);
+        Q replayable = withBody(request, body);
+        CompletableFuture<S> result = new CompletableFuture<>();
+        CompletableFuture<@Nullable HeldAdmission> admitted = this.client.admitAhead(providerRequest);
+        admitted.whenComplete((held, failure) -> {
+            if (failure != null) {
+                // the request could not be read ahead: it waits for itself
+                runOnExecutor(result, null, () -> send(providerRequest, replayable, options, null));
+                return;
+            }
+            runOnExecutor(result, held, () -> send(providerRequest, replayable, options, held));
+        });
+        result.whenComplete((response, failure) -> {
+            if (result.isCancelled()) {
+                admitted.cancel(false);
+            }
+        });
+        return result;
+    }
+
+    private void runOnExecutor(CompletableFuture<S> result, @Nullable HeldAdmission held, Supplier<S> call) {
+        if (result.isDone()) {
+            release(held);
+            return;
+        }
+        try {
+            this.asyncExecutor.execute(() -> {
+                try {
+                    if (!result.isDone()) {
+                        result.complete(call.get());
+                    }
+                }
+                catch (Throwable ex) {
+                    result.completeExceptionally(ex);
+                }
+                finally {
+                    release(held);
+                }
+            });
+        }
+        catch (RuntimeException ex) {
+            release(held);
+            result.completeExceptionally(ex);
+        }
+    }
+
+    private static void release(@Nullable HeldAdmission held) {
+        if (held != null) {
+            held.release();
+        }
     }
 
     /** Sends a request of {@code caller}, found where the request entered. */
@@ -87,12 +143,22 @@ abstract class ThrottlingSdkHttpClient<Q, O, S> {
             return sendAsBuilt(request, options);
         }
         byte[] body = body(request);
+        return send(providerRequest(request, uri, body, caller), withBody(request, body), options, null);
+    }
+
+    private ProviderRequest providerRequest(Q request, URI uri, byte[] body, Caller caller) {
         Headers headers = headers(request);
-        ProviderRequest providerRequest = new ProviderRequest(method(request), uri, headers, body,
+        return new ProviderRequest(method(request), uri, headers, body,
                 SdkCalls.acceptsEventStream(headers.values("Accept")), null, caller);
+    }
+
+    /** Sends a request through the pipeline, its first attempt on {@code held} if any. */
+    private S send(ProviderRequest providerRequest, Q replayable, O options, @Nullable HeldAdmission held) {
+        SdkExchange exchange = new SdkExchange(replayable, options);
         ThrottledResponse<SdkResponse<S>> response;
         try {
-            response = this.client.exchange(providerRequest, new SdkExchange(withBody(request, body), options));
+            response = (held != null) ? held.exchange(providerRequest, exchange)
+                    : this.client.exchange(providerRequest, exchange);
         }
         catch (IOException ex) {
             // what the pipeline did not retry (a cancellation, a successful response
