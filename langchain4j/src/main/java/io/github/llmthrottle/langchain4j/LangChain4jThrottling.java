@@ -23,6 +23,7 @@ import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import io.github.llmthrottle.LlmThrottleException;
 import io.github.llmthrottle.ThrottleContext;
 import io.github.llmthrottle.client.Caller;
+import io.github.llmthrottle.client.HeldAdmission;
 import io.github.llmthrottle.client.LlmThrottleRegistry;
 import io.github.llmthrottle.client.ProviderExchange;
 import io.github.llmthrottle.client.ProviderRequest;
@@ -30,6 +31,7 @@ import io.github.llmthrottle.client.ProviderTarget;
 import io.github.llmthrottle.client.ThrottledClient;
 import io.github.llmthrottle.client.ThrottledResponse;
 import io.github.llmthrottle.provider.EndpointClass;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one-line hook that throttles a LangChain4j chat model built in code: LangChain4j's
@@ -68,10 +70,12 @@ import io.github.llmthrottle.provider.EndpointClass;
  * its own.
  * <p>
  * A streamed request ({@code StreamingChatModel}) returns at once, as the SPI requires:
- * it waits for admission, and its events are read and handed to the model's listener, on
- * a thread of this bean's executor (auto-configured: the application's task executor,
- * virtual threads when {@code spring.threads.virtual.enabled}; else a cached pool of
- * daemon threads), with the caller's {@code @Throttled} context; never on a thread of
+ * it waits for its first admission holding no thread
+ * ({@link io.github.llmthrottle.client.ThrottledClient#admitAhead}); once admitted, its
+ * events are read and handed to the model's listener (and its retries wait) on a thread
+ * of this bean's executor (auto-configured: the application's task executor, virtual
+ * threads when {@code spring.threads.virtual.enabled}; else a cached pool of daemon
+ * threads), with the caller's {@code @Throttled} context; never on a thread of
  * LangChain4j's or of {@code ForkJoinPool.commonPool()}. A stream the listener cancels is
  * closed and settled with what was read, and gives back its permit at once.
  */
@@ -97,8 +101,8 @@ public final class LangChain4jThrottling {
     /**
      * Creates the hook.
      * @param registry the configured clients
-     * @param streamExecutor where streamed requests wait for admission and are read (one
-     * task for the whole of each stream)
+     * @param streamExecutor where admitted streamed requests are read, and their retries
+     * wait (one task for the whole of each stream)
      */
     public LangChain4jThrottling(LlmThrottleRegistry registry, Executor streamExecutor) {
         this.registry = registry;
@@ -234,8 +238,8 @@ public final class LangChain4jThrottling {
             this.stackedRetries.sending(request);
             ThrottledResponse<LangChain4jResponse> response;
             try {
-                response = exchange(request, false, new HandedOffExchange(this.delegate, request, this.attemptHeaders),
-                        caller());
+                response = exchange(providerRequest(request, false, caller()),
+                        new HandedOffExchange(this.delegate, request, this.attemptHeaders), null);
             }
             catch (LlmThrottleException ex) {
                 this.stackedRetries.gaveUp(request);
@@ -264,21 +268,34 @@ public final class LangChain4jThrottling {
                 this.delegate.execute(request, parser, listener);
                 return;
             }
-            // the wait for admission blocks, and the SPI reads the stream on a thread of
-            // its own: both on the executor, the request carrying its caller found here;
-            // the listener's callbacks see the caller's @Throttled context there too
+            // the first admission is waited for holding no thread; once admitted, the
+            // call runs on the executor (where its retries wait, and the SPI reads the
+            // stream), the request carrying its caller found here; the listener's
+            // callbacks see the caller's @Throttled context there too
             ThrottleContext context = ThrottleContext.current();
-            Caller caller = caller();
-            try {
-                LangChain4jThrottling.this.streamExecutor.execute(() -> {
-                    try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
-                    }) {
-                        stream(request, parser, listener, caller);
-                    }
-                });
-            }
-            catch (RejectedExecutionException ex) {
-                tell(() -> listener.onError(ex));
+            ProviderRequest providerRequest = providerRequest(request, true, caller());
+            this.client.admitAhead(providerRequest).whenComplete((held, failure) -> {
+                try {
+                    LangChain4jThrottling.this.streamExecutor.execute(() -> {
+                        try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
+                        }) {
+                            stream(request, parser, listener, providerRequest, held);
+                        }
+                        finally {
+                            release(held);
+                        }
+                    });
+                }
+                catch (RejectedExecutionException ex) {
+                    release(held);
+                    tell(() -> listener.onError(ex));
+                }
+            });
+        }
+
+        private static void release(@Nullable HeldAdmission held) {
+            if (held != null) {
+                held.release();
             }
         }
 
@@ -288,11 +305,11 @@ public final class LangChain4jThrottling {
         }
 
         private void stream(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener,
-                Caller caller) {
+                ProviderRequest providerRequest, @Nullable HeldAdmission held) {
             ThrottledResponse<LangChain4jResponse> response;
             try {
-                response = exchange(request, true, new HandedOffExchange(this.delegate, request, this.attemptHeaders),
-                        caller);
+                response = exchange(providerRequest, new HandedOffExchange(this.delegate, request, this.attemptHeaders),
+                        held);
             }
             catch (RuntimeException ex) {
                 tell(() -> listener.onError(ex));
@@ -333,14 +350,21 @@ public final class LangChain4jThrottling {
          * One call of {@code caller} through the pipeline; a refusal or an I/O error as
          * the SPI's caller sees them.
          */
-        private ThrottledResponse<LangChain4jResponse> exchange(HttpRequest request, boolean streaming,
-                ProviderExchange<LangChain4jResponse> exchange, Caller caller) {
+        private ProviderRequest providerRequest(HttpRequest request, boolean streaming, Caller caller) {
             String body = request.body();
-            ProviderRequest providerRequest = new ProviderRequest(request.method().name(), URI.create(request.url()),
+            return new ProviderRequest(request.method().name(), URI.create(request.url()),
                     LangChain4jResponses.headers(request.headers()),
                     (body != null) ? body.getBytes(StandardCharsets.UTF_8) : new byte[0], streaming, null, caller);
+        }
+
+        /**
+         * Sends a request through the pipeline, its first attempt on {@code held} if any.
+         */
+        private ThrottledResponse<LangChain4jResponse> exchange(ProviderRequest providerRequest,
+                ProviderExchange<LangChain4jResponse> exchange, @Nullable HeldAdmission held) {
             try {
-                return this.client.exchange(providerRequest, exchange);
+                return (held != null) ? held.exchange(providerRequest, exchange)
+                        : this.client.exchange(providerRequest, exchange);
             }
             catch (IOException ex) {
                 throw new UncheckedIOException(ex);

@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import dev.langchain4j.http.client.HttpClientBuilder;
@@ -255,12 +256,12 @@ class LangChain4jThrottlingTests {
     }
 
     /**
-     * A stream waits for admission on the application's task executor, Boot's
-     * {@code applicationTaskExecutor}: not on a thread of LangChain4j's HTTP client, nor
-     * of {@code ForkJoinPool.commonPool()}.
+     * A stream waits for its admission holding no thread, and once admitted is read on
+     * the application's task executor, Boot's {@code applicationTaskExecutor}: not on a
+     * thread of LangChain4j's HTTP client, nor of {@code ForkJoinPool.commonPool()}.
      */
     @Test
-    void aStreamWaitsForAdmissionOnTheApplicationsTaskExecutor() {
+    void aStreamWaitsForAdmissionHoldingNoThreadAndRunsOnTheApplicationsTaskExecutor() {
         this.runner.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
             .withPropertyValues("llm.throttle.clients.openai.models." + GPT + ".max-concurrency=1",
                     "spring.task.execution.thread-name-prefix=app-task-")
@@ -270,13 +271,11 @@ class LangChain4jThrottlingTests {
                 // the machine
                 HeldSlot held = HeldSlot.take(model.getLimiter());
                 Collected stream = stream(openAiStreaming(context), PROMPT);
-                await().atMost(Duration.ofSeconds(10)).until(() -> model.getLimiter().state().queued().normal() == 1);
-                assertThat(threadsWaitingForAdmission()).singleElement()
-                    .extracting(Thread::getName)
-                    .asString()
-                    .startsWith("app-task-");
+                await().atMost(Duration.ofSeconds(60)).until(() -> model.getLimiter().state().queued().normal() == 1);
+                assertThat(threadsWaitingForAdmission()).isEmpty();
                 held.release();
                 assertThat(stream.done.get(30, TimeUnit.SECONDS).aiMessage().text()).isNotBlank();
+                assertThat(stream.completedOn.get()).startsWith("app-task-");
                 assertThat(settled(model).getTotals().snapshot().outputTokens()).isEqualTo(40L);
                 assertThat(model.getLimiter().state().queued().total()).isZero();
             });
@@ -460,6 +459,7 @@ class LangChain4jThrottlingTests {
 
             @Override
             public void onCompleteResponse(ChatResponse completeResponse) {
+                collected.completedOn.set(Thread.currentThread().getName());
                 collected.done.complete(completeResponse);
             }
 
@@ -517,6 +517,8 @@ class LangChain4jThrottlingTests {
         private final List<String> partials = new CopyOnWriteArrayList<>();
 
         private final CompletableFuture<ChatResponse> done = new CompletableFuture<>();
+
+        private final AtomicReference<String> completedOn = new AtomicReference<>("");
 
     }
 
