@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.llmthrottle.LlmThrottleException;
@@ -100,6 +102,44 @@ public final class HeldAdmission {
             }
         });
         return result;
+    }
+
+    /**
+     * Runs {@code call} on {@code executor} once {@code admitted} completes, with the
+     * admission held, or {@code null} when the call is to wait for itself (none was held,
+     * or the wait ahead failed); a wait that was cancelled runs nothing. The admission is
+     * given back once {@code call} returns unless an attempt took it, and at once when
+     * {@code executor} refuses the task, which {@code rejected} is then told.
+     * @param admitted the wait ahead ({@link ThrottledClient#admitAhead})
+     * @param executor where the call runs once admitted
+     * @param call the call, sent through {@link #exchange} when it is given an admission
+     * @param rejected told when {@code executor} refuses the task
+     */
+    public static void runWhenAdmitted(CompletableFuture<@Nullable HeldAdmission> admitted, Executor executor,
+            Consumer<@Nullable HeldAdmission> call, Consumer<RuntimeException> rejected) {
+        admitted.whenComplete((held, failure) -> {
+            if (admitted.isCancelled()) {
+                return;
+            }
+            try {
+                executor.execute(() -> {
+                    try {
+                        call.accept(held);
+                    }
+                    finally {
+                        if (held != null) {
+                            held.release();
+                        }
+                    }
+                });
+            }
+            catch (RuntimeException ex) {
+                if (held != null) {
+                    held.release();
+                }
+                rejected.accept(ex);
+            }
+        });
     }
 
     private static boolean admitsAhead(CallContext context) {

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -274,29 +273,13 @@ public final class LangChain4jThrottling {
             // callbacks see the caller's @Throttled context there too
             ThrottleContext context = ThrottleContext.current();
             ProviderRequest providerRequest = providerRequest(request, true, caller());
-            this.client.admitAhead(providerRequest).whenComplete((held, failure) -> {
-                try {
-                    LangChain4jThrottling.this.streamExecutor.execute(() -> {
+            HeldAdmission.runWhenAdmitted(this.client.admitAhead(providerRequest),
+                    LangChain4jThrottling.this.streamExecutor, (held) -> {
                         try (ThrottleContext.Scope scope = (context != null) ? ThrottleContext.open(context) : () -> {
                         }) {
                             stream(request, parser, listener, providerRequest, held);
                         }
-                        finally {
-                            release(held);
-                        }
-                    });
-                }
-                catch (RejectedExecutionException ex) {
-                    release(held);
-                    tell(() -> listener.onError(ex));
-                }
-            });
-        }
-
-        private static void release(@Nullable HeldAdmission held) {
-            if (held != null) {
-                held.release();
-            }
+                    }, (rejected) -> tell(() -> listener.onError(rejected)));
         }
 
         /** Whether the provider does not meter the request: sent as it is. */

@@ -86,52 +86,23 @@ abstract class ThrottlingSdkHttpClient<Q, O, S> {
         Q replayable = withBody(request, body);
         CompletableFuture<S> result = new CompletableFuture<>();
         CompletableFuture<@Nullable HeldAdmission> admitted = this.client.admitAhead(providerRequest);
-        admitted.whenComplete((held, failure) -> {
-            if (failure != null) {
-                // the request could not be read ahead: it waits for itself
-                runOnExecutor(result, null, () -> send(providerRequest, replayable, options, null));
+        HeldAdmission.runWhenAdmitted(admitted, this.asyncExecutor, (held) -> {
+            if (result.isDone()) {
                 return;
             }
-            runOnExecutor(result, held, () -> send(providerRequest, replayable, options, held));
-        });
+            try {
+                result.complete(send(providerRequest, replayable, options, held));
+            }
+            catch (Throwable ex) {
+                result.completeExceptionally(ex);
+            }
+        }, result::completeExceptionally);
         result.whenComplete((response, failure) -> {
             if (result.isCancelled()) {
                 admitted.cancel(false);
             }
         });
         return result;
-    }
-
-    private void runOnExecutor(CompletableFuture<S> result, @Nullable HeldAdmission held, Supplier<S> call) {
-        if (result.isDone()) {
-            release(held);
-            return;
-        }
-        try {
-            this.asyncExecutor.execute(() -> {
-                try {
-                    if (!result.isDone()) {
-                        result.complete(call.get());
-                    }
-                }
-                catch (Throwable ex) {
-                    result.completeExceptionally(ex);
-                }
-                finally {
-                    release(held);
-                }
-            });
-        }
-        catch (RuntimeException ex) {
-            release(held);
-            result.completeExceptionally(ex);
-        }
-    }
-
-    private static void release(@Nullable HeldAdmission held) {
-        if (held != null) {
-            held.release();
-        }
     }
 
     /** Sends a request of {@code caller}, found where the request entered. */
