@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +41,15 @@ final class EnqueuedAdmissions {
 
     private static final Map<Call, HeldAdmission> held = new ConcurrentHashMap<>();
 
+    private static final ClassValue<List<Field>> runnableFields = new ClassValue<>() {
+
+        @Override
+        protected List<Field> computeValue(Class<?> type) {
+            return runnableFields(type);
+        }
+
+    };
+
     private EnqueuedAdmissions() {
     }
 
@@ -66,15 +77,29 @@ final class EnqueuedAdmissions {
      * {@code ContextExecutorService}): a field of the wrapping task that holds it.
      */
     private static @Nullable Runnable wrapped(Runnable task) throws IllegalAccessException {
-        for (Field field : task.getClass().getDeclaredFields()) {
-            if (!Modifier.isStatic(field.getModifiers()) && field.getType().isAssignableFrom(Runnable.class)) {
-                field.setAccessible(true);
-                if (field.get(task) instanceof Runnable inner && inner.getClass().getName().equals(ASYNC_CALL)) {
-                    return inner;
-                }
+        for (Field field : runnableFields.get(task.getClass())) {
+            if (field.get(task) instanceof Runnable inner && inner.getClass().getName().equals(ASYNC_CALL)) {
+                return inner;
             }
         }
         return null;
+    }
+
+    /** The fields that may hold a wrapped task, looked up once per wrapping class. */
+    private static List<Field> runnableFields(Class<?> type) {
+        List<Field> fields = new ArrayList<>();
+        for (Field field : type.getDeclaredFields()) {
+            if (!Modifier.isStatic(field.getModifiers()) && field.getType().isAssignableFrom(Runnable.class)) {
+                try {
+                    field.setAccessible(true);
+                    fields.add(field);
+                }
+                catch (RuntimeException ex) {
+                    // not open to us: not a wrapper we can read
+                }
+            }
+        }
+        return List.copyOf(fields);
     }
 
     /**
